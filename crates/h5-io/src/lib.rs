@@ -1,0 +1,2 @@
+//! HDF5 files: groups, datasets, attributes, filters and selections.
+#![forbid(unsafe_code)]
