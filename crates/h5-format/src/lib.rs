@@ -1,2 +1,18 @@
 //! The byte level of HDF5: every on-disk structure, parsed from and encoded to byte slices.
+//!
+//! Structures are pure functions over bytes: `parse(&mut Cursor, ...) -> Result<Self>` and
+//! `encode(&self, &mut Writer, ...)`. A [`Cursor`] knows the absolute file offset of its slice
+//! and the superblock's [`Sizes`], so every error names the structure and the offset. File
+//! data is hostile: nothing here panics, loops without bound or allocates by a file field
+//! before checking it against the data available and [`limits`].
 #![forbid(unsafe_code)]
+
+pub mod addr;
+pub mod checksum;
+pub mod cursor;
+pub mod error;
+pub mod limits;
+
+pub use addr::{Addr, Sizes};
+pub use cursor::{Cursor, Writer};
+pub use error::{Error, ErrorKind, Result};
