@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
 
 /// Whether missing oracles are failures (`H5_REQUIRE_ORACLES=1`).
 pub fn oracles_required() -> bool {
@@ -143,19 +143,13 @@ pub fn run(exe: &Path, args: &[&str], stdin: &[u8]) -> Result<Vec<u8>, String> {
 
 /// The path of a command-line tool (`h5dump`, `h5diff`, `h5repack`, `python3`...) on PATH.
 pub fn tool(name: &str) -> Result<PathBuf, String> {
-    static CACHE: OnceLock<Mutex<Vec<(String, Option<PathBuf>)>>> = OnceLock::new();
-    let cache = CACHE.get_or_init(|| Mutex::new(Vec::new()));
-    let mut c = cache.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, p)) = c.iter().find(|(n, _)| n == name) {
-        return p.clone().ok_or_else(|| format!("{name} not on PATH"));
-    }
-    let found = std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|d| d.join(name))
-            .find(|p| p.is_file())
-    });
-    c.push((name.to_owned(), found.clone()));
-    found.ok_or_else(|| format!("{name} not on PATH"))
+    std::env::var_os("PATH")
+        .and_then(|paths| {
+            std::env::split_paths(&paths)
+                .map(|d| d.join(name))
+                .find(|p| p.is_file())
+        })
+        .ok_or_else(|| format!("{name} not on PATH"))
 }
 
 /// Whether h5py imports in `python3`; returns the interpreter's path.
