@@ -3,6 +3,10 @@
 //! - `ci`: install the oracle tools if missing (hdf5-tools and libhdf5-dev through apt, h5py
 //!   through pip), then `cargo fmt --check`, `cargo clippy -D warnings`, and every test with
 //!   `H5_REQUIRE_ORACLES=1` so that no differential test can pass by skipping.
+//! - `gen-fixtures [--check]`: write the h5py interop fixtures (`xtask/fixtures.py`) and the
+//!   reference `h5dump` output of each into `crates/h5-io/tests/fixtures/h5py/`; with
+//!   `--check`, regenerate into a scratch folder and fail if anything differs from what is
+//!   committed.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -19,8 +23,9 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("ci") => ci(),
         Some("install-oracles") => install_oracles(),
+        Some("gen-fixtures") => gen_fixtures(args.iter().any(|a| a == "--check")),
         Some("help") | Some("--help") | Some("-h") | None => {
-            println!("usage: cargo xtask <task>\n\ntasks:\n  ci               install oracles, fmt check, clippy -D warnings, all tests\n  install-oracles  install h5dump/libhdf5 (apt) and h5py (pip) if missing");
+            println!("usage: cargo xtask <task>\n\ntasks:\n  ci               install oracles, fmt check, clippy -D warnings, all tests\n  install-oracles  install h5dump/libhdf5 (apt) and h5py (pip) if missing\n  gen-fixtures     write the h5py fixtures and their reference dumps (--check: verify them)");
             Ok(())
         }
         Some(other) => Err(format!("unknown task {other:?} (try `cargo xtask help`)")),
@@ -67,6 +72,86 @@ fn succeeds(cmd: &mut Command) -> bool {
 fn on_path(name: &str) -> bool {
     std::env::var_os("PATH")
         .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(name).is_file()))
+}
+
+/// Where the h5py fixtures and their expected dumps live.
+fn fixtures_dir() -> PathBuf {
+    root().join("crates/h5-io/tests/fixtures/h5py")
+}
+
+/// Generate the fixtures into `out`: the files, one `NAME.ddl` per file with the reference
+/// h5dump's stdout, and `INDEX.tsv` with each file's h5dump exit status.
+fn generate_fixtures(out: &Path) -> Result {
+    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    run(Command::new("python3")
+        .arg(root().join("xtask/fixtures.py"))
+        .arg(out))?;
+    let mut names: Vec<String> = std::fs::read_dir(out)
+        .map_err(|e| e.to_string())?
+        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+        .filter(|n| n.ends_with(".h5"))
+        .collect();
+    names.sort();
+    let mut index = String::from("file\th5dump_rc\n");
+    for name in &names {
+        let o = Command::new("h5dump")
+            .arg(name)
+            .current_dir(out)
+            .output()
+            .map_err(|e| format!("h5dump: {e}"))?;
+        let stem = name.trim_end_matches(".h5");
+        std::fs::write(out.join(format!("{stem}.ddl")), &o.stdout).map_err(|e| e.to_string())?;
+        index.push_str(&format!("{name}\t{}\n", o.status.code().unwrap_or(-1)));
+    }
+    std::fs::write(out.join("INDEX.tsv"), index).map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// `gen-fixtures`: write them, or with `check` regenerate and compare byte for byte.
+pub fn gen_fixtures(check: bool) -> Result {
+    let dest = fixtures_dir();
+    if !check {
+        if dest.exists() {
+            std::fs::remove_dir_all(&dest).map_err(|e| e.to_string())?;
+        }
+        generate_fixtures(&dest)?;
+        eprintln!("xtask: fixtures written to {}", dest.display());
+        return Ok(());
+    }
+    let scratch = std::env::temp_dir().join(format!("h5-fixtures-check-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    generate_fixtures(&scratch)?;
+    let list = |d: &Path| -> Result<Vec<String>> {
+        let mut v: Vec<String> = std::fs::read_dir(d)
+            .map_err(|e| format!("{}: {e}", d.display()))?
+            .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+            .collect();
+        v.sort();
+        Ok(v)
+    };
+    let (fresh, committed) = (list(&scratch)?, list(&dest)?);
+    let mut problems = Vec::new();
+    if fresh != committed {
+        problems.push(format!(
+            "file lists differ: generated {fresh:?}, committed {committed:?}"
+        ));
+    }
+    for name in fresh.iter().filter(|n| committed.contains(n)) {
+        let a = std::fs::read(scratch.join(name)).map_err(|e| e.to_string())?;
+        let b = std::fs::read(dest.join(name)).map_err(|e| e.to_string())?;
+        if a != b {
+            problems.push(format!("{name} differs from a fresh generation"));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "stale fixtures (run `cargo xtask gen-fixtures`):\n  {}",
+            problems.join("\n  ")
+        ))
+    }
 }
 
 fn ci() -> Result {
