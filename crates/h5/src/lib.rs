@@ -8,3 +8,10 @@ pub use h5_format as format;
 pub use h5_io as io;
 pub use h5_types as types;
 pub use h5_types::{Datatype, Error, ErrorKind, Result};
+
+/// `#[derive(H5Type)]` and the trait it implements: `use h5::H5Type;` brings both.
+pub use h5_derive::H5Type;
+pub use h5_types::H5Type;
+
+#[doc(hidden)]
+pub use h5_types::__private;

@@ -434,8 +434,8 @@ fn derived_values_round_trip() {
         ]),
         name: "outer".parse().unwrap(),
     };
-    assert!(!Outer::IS_POD);
-    assert!(Nested::IS_POD);
+    const { assert!(!Outer::IS_POD) };
+    const { assert!(Nested::IS_POD) };
     let (bytes, heap) = encode_slice(std::slice::from_ref(&outer)).unwrap();
     assert_eq!(bytes.len(), std::mem::size_of::<Outer>());
     let back: Vec<Outer> = decode_slice(&bytes, &heap).unwrap();
