@@ -30,9 +30,7 @@ pub fn derive(input: &syn::DeriveInput) -> syn::Result<TokenStream> {
     };
     let p = quote!(#krate::__private);
     let body = match &cont.data {
-        Data::Struct(fields) if cont.repr.transparent.is_some() => {
-            transparent_body(fields, &p)
-        }
+        Data::Struct(fields) if cont.repr.transparent.is_some() => transparent_body(fields, &p),
         Data::Struct(fields) => struct_body(&cont, fields, &p),
         Data::Enum(variants) => enum_body(&cont, variants, &p),
     };
@@ -50,6 +48,14 @@ pub fn derive(input: &syn::DeriveInput) -> syn::Result<TokenStream> {
     } else {
         quote!(where #(#predicates,)*)
     };
+    // For a type without generics, evaluate the constants now, so that a member type's
+    // compile-time checks (such as an array of zero elements) fail `cargo check` too, not only
+    // a build.
+    let evaluate = cont
+        .generics
+        .params
+        .is_empty()
+        .then(|| quote!(const _: bool = <#ident as #p::H5Type>::IS_POD;));
     Ok(quote! {
         #[allow(non_upper_case_globals, unused_qualifications, clippy::all)]
         const _: () = {
@@ -57,6 +63,7 @@ pub fn derive(input: &syn::DeriveInput) -> syn::Result<TokenStream> {
             impl #impl_generics #p::H5Type for #ident #ty_generics #where_clause {
                 #body
             }
+            #evaluate
         };
     })
 }
@@ -117,10 +124,11 @@ fn struct_body(cont: &Container, fields: &[Field], p: &TokenStream) -> TokenStre
         let ty = f.ty;
         let member = &f.member;
         // A packed struct's fields may be misaligned: copy them out instead of borrowing.
+        // Spanned at the field's type, so that a member that is not `Copy` is reported there.
         let value = if packed {
-            quote!(&{ self.#member })
+            quote_spanned!(ty.span()=> &{ self.#member })
         } else {
-            quote!(&self.#member)
+            quote_spanned!(ty.span()=> &self.#member)
         };
         quote_spanned! {ty.span()=>
             <#ty as #p::H5Type>::encode(

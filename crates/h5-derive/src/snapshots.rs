@@ -30,7 +30,11 @@ fn expansions_match_snapshots() {
         })
         .collect();
     inputs.sort();
-    assert!(!inputs.is_empty(), "no snapshot inputs in {}", dir.display());
+    assert!(
+        !inputs.is_empty(),
+        "no snapshot inputs in {}",
+        dir.display()
+    );
     let mut stale = Vec::new();
     for input in &inputs {
         let src = std::fs::read_to_string(input).expect("read input");

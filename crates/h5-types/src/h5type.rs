@@ -348,20 +348,38 @@ impl_complex!(f32, f64);
 // ---------------------------------------------------------------------------------------------
 // Arrays
 
+/// Compile-time checks of an array type, evaluated wherever `[T; N]`'s `IS_POD` or `h5_type`
+/// is used (so a derived non-generic struct with a `[T; 0]` member fails `cargo check`).
+struct ArrayCheck<T, const N: usize>(PhantomData<T>);
+
+impl<T, const N: usize> ArrayCheck<T, N> {
+    const OK: () = {
+        assert!(N > 0, "an HDF5 array type needs at least one element");
+        assert!(
+            size_of::<[T; N]>() <= u32::MAX as usize,
+            "an HDF5 array type is at most 4 GiB"
+        );
+    };
+}
+
+/// The same for fixed-size strings.
+struct StringCheck<const N: usize>;
+
+impl<const N: usize> StringCheck<N> {
+    const OK: () = assert!(N > 0, "an HDF5 fixed-size string needs at least one byte");
+}
+
 /// `[T; N]` is an array type of rank 1; nested arrays (`[[T; 3]; 2]`) flatten into one array
 /// type of higher rank (dimensions `[2, 3]`), as a C `T x[2][3]` is usually described.
 /// `N` must be positive (checked at compile time).
 impl<T: H5Type, const N: usize> H5Type for [T; N] {
-    const IS_POD: bool = T::IS_POD;
+    const IS_POD: bool = {
+        let () = ArrayCheck::<T, N>::OK;
+        T::IS_POD
+    };
 
     fn h5_type() -> Datatype {
-        const {
-            assert!(N > 0, "an HDF5 array type needs at least one element");
-            assert!(
-                size_of::<[T; N]>() <= u32::MAX as usize,
-                "an HDF5 array type is at most 4 GiB"
-            );
-        }
+        let () = ArrayCheck::<T, N>::OK;
         let (base, dims) = match T::h5_type() {
             Datatype::Array(inner) if inner.rank() < MAX_ARRAY_RANK => {
                 let mut dims = Vec::with_capacity(inner.rank() + 1);
@@ -562,10 +580,13 @@ macro_rules! fixed_string {
         }
 
         impl<const N: usize, P: PadKind> H5Type for $name<N, P> {
-            const IS_POD: bool = true;
+            const IS_POD: bool = {
+                let () = StringCheck::<N>::OK;
+                true
+            };
 
             fn h5_type() -> Datatype {
-                const { assert!(N > 0, "an HDF5 fixed-size string needs at least one byte") };
+                let () = StringCheck::<N>::OK;
                 StringType::fixed(N, P::PAD, CharSet::$cset).into()
             }
 

@@ -145,10 +145,7 @@ fn parse_h5(
 fn set_once<T>(cx: &Ctxt, slot: &mut Option<Attr<T>>, meta: &ParseNestedMeta, value: T) {
     let span = meta.path.span();
     if slot.is_some() {
-        cx.error_at(
-            span,
-            format!("duplicate h5 attribute `{}`", key_name(meta)),
-        );
+        cx.error_at(span, format!("duplicate h5 attribute `{}`", key_name(meta)));
     } else {
         *slot = Some(Attr { span, value });
     }
@@ -165,7 +162,11 @@ impl Container {
                     Ok(path) => set_once(cx, &mut c.krate, meta, path),
                     Err(_) => cx.error_spanned_by(
                         &lit,
-                        format!("`{}` is not a path", lit.value()),
+                        format!(
+                            "`crate` must be a path, such as \"h5\" or \"::my_crate::h5\"; \
+                             `{}` is not one",
+                            lit.value()
+                        ),
                     ),
                 }
                 Ok(true)

@@ -106,7 +106,9 @@ fn check_struct_members(cx: &Ctxt, cont: &Container, fields: &[Field]) {
     check_names(
         cx,
         "member",
-        members.iter().map(|f| (f.name(), f.name_span(), describe_field(f))),
+        members
+            .iter()
+            .map(|f| (f.name(), f.name_span(), describe_field(f))),
     );
 }
 
@@ -130,9 +132,7 @@ fn check_enum_repr(cx: &Ctxt, cont: &Container) {
     match r.c {
         Some(span) => cx.error_at(
             span,
-            format!(
-                "{msg}; repr(C) alone leaves the size to the C compiler's choice of `int`"
-            ),
+            format!("{msg}; repr(C) alone leaves the size to the C compiler's choice of `int`"),
         ),
         None => cx.error_spanned_by(cont.ident, msg),
     }

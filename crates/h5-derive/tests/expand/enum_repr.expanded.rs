@@ -42,4 +42,5 @@ const _: () = {
             ::core::result::Result::Err(::h5::__private::unknown_variant("Level", __v))
         }
     }
+    const _: bool = <Level as ::h5::__private::H5Type>::IS_POD;
 };

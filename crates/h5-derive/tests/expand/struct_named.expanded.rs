@@ -94,4 +94,5 @@ const _: () = {
             })
         }
     }
+    const _: bool = <S1 as ::h5::__private::H5Type>::IS_POD;
 };

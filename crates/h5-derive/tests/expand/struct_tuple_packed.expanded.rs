@@ -71,4 +71,5 @@ const _: () = {
             })
         }
     }
+    const _: bool = <Pair as ::h5::__private::H5Type>::IS_POD;
 };
