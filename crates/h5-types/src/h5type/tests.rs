@@ -204,3 +204,36 @@ fn pack_removes_padding_recursively() {
     // Types without a compound are unchanged.
     assert_eq!(pack(&int(4)), int(4));
 }
+
+#[cfg(feature = "half")]
+#[test]
+fn half_f16_is_a_2_byte_ieee_float() {
+    let t = half::f16::h5_type();
+    let f = t.as_float().unwrap();
+    assert_eq!(
+        (
+            f.size(),
+            f.sign_pos(),
+            f.exp_pos(),
+            f.exp_size(),
+            f.mant_size(),
+            f.exp_bias()
+        ),
+        (2, 15, 10, 5, 10, 15)
+    );
+    round_trip(&[half::f16::from_f32(1.5), half::f16::MAX]);
+}
+
+#[cfg(feature = "num-complex")]
+#[test]
+fn complex_is_an_r_i_compound() {
+    use num_complex::Complex;
+    let t = Complex::<f64>::h5_type();
+    let c = t.as_compound().unwrap();
+    assert_eq!(c.size(), 16);
+    let m: Vec<(&str, usize)> = c.members().iter().map(|m| (m.name(), m.offset())).collect();
+    assert_eq!(m, [("r", 0), ("i", 8)]);
+    assert_eq!(c.member("i").unwrap().datatype(), &f64::h5_type());
+    round_trip(&[Complex::new(1.0f32, -2.0), Complex::new(0.5, 0.25)]);
+    round_trip(&[Complex::new(1.0f64, -2.0)]);
+}
