@@ -953,7 +953,7 @@ fn is_packed(t: &Datatype) -> bool {
 /// one after the other from offset 0; the size becomes the sum of the member sizes (at least
 /// 1). Arrays take their packed base's size; sequences keep their size but pack their base.
 /// Types without a compound part are returned unchanged.
-// TODO(lead): merge with `Datatype::pack` from the properties/pack helper when both land.
+// Merge note: another branch writes `Datatype::pack` (pack.rs); keep one of the two.
 pub fn pack(t: &Datatype) -> Datatype {
     if !t.detect_class(Class::Compound) || is_packed(t) {
         return t.clone();
