@@ -9,6 +9,10 @@
 pub mod compose;
 pub mod datatype;
 pub mod error;
+pub mod h5type;
 
 pub use datatype::*;
 pub use error::{Error, ErrorKind, Result};
+#[doc(hidden)]
+pub use h5type::__private;
+pub use h5type::H5Type;

@@ -8,3 +8,32 @@ pub use h5_format as format;
 pub use h5_io as io;
 pub use h5_types as types;
 pub use h5_types::{Datatype, Error, ErrorKind, Result};
+
+/// `#[derive(H5Type)]` and the trait it implements: `use h5::H5Type;` brings both.
+///
+/// ```
+/// use h5::H5Type;
+///
+/// #[derive(H5Type)]
+/// #[repr(C)]
+/// struct S1 {
+///     a: i32,
+///     b: i8,
+///     #[h5(name = "c_value")]
+///     c: f64,
+/// }
+///
+/// // What H5Tcreate(H5T_COMPOUND, sizeof(s1_t)) + H5Tinsert(.., HOFFSET(s1_t, a), ..) build.
+/// let t = S1::h5_type();
+/// let c = t.as_compound().unwrap();
+/// assert_eq!(c.size(), 16);
+/// let layout: Vec<(&str, usize)> = c.members().iter().map(|m| (m.name(), m.offset())).collect();
+/// assert_eq!(layout, [("a", 0), ("b", 4), ("c_value", 8)]);
+/// // The packed variant (H5Tpack) for compact storage.
+/// assert_eq!(S1::h5_type_packed().size(), 13);
+/// ```
+pub use h5_derive::H5Type;
+pub use h5_types::H5Type;
+
+#[doc(hidden)]
+pub use h5_types::__private;

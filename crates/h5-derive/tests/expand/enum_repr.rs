@@ -1,0 +1,7 @@
+#[repr(i16)]
+enum Level {
+    Low = -1,
+    #[h5(name = "MID")]
+    Mid,
+    High = 10,
+}

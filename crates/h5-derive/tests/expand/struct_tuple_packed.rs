@@ -1,0 +1,2 @@
+#[repr(C, packed)]
+struct Pair(u8, u32);

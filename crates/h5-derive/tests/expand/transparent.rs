@@ -1,0 +1,2 @@
+#[repr(transparent)]
+struct Meters<T>(T, #[h5(skip)] core::marker::PhantomData<T>);

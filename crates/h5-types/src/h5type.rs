@@ -1,0 +1,1069 @@
+//! [`H5Type`]: the HDF5 datatype of a Rust type, and a safe codec between Rust values and the
+//! bytes of that datatype.
+//!
+//! `#[derive(H5Type)]` (crate `h5-derive`, re-exported by `h5`) implements the trait for
+//! `repr(C)` structs and `repr(int)` enums; this module implements it for the primitives,
+//! arrays, strings, variable-length sequences and references.
+//!
+//! # The contract
+//!
+//! For every implementation, `T::h5_type().size() == size_of::<T>()`, and the datatype's
+//! members sit where Rust puts the fields (offsets come from `core::mem::offset_of!`). The
+//! datatype is therefore exactly what the reference library builds for the equivalent C type
+//! with `H5Tcreate` and `H5Tinsert(.., HOFFSET(..), ..)`.
+//!
+//! # Moving values: the memory image
+//!
+//! This project never hands memory to C, and it has no `unsafe`: a value never becomes bytes
+//! by a cast. Instead every type encodes itself into, and decodes itself from, the *memory
+//! image* of its datatype: [`H5Type::encode`] writes the `size_of::<T>()` bytes that the C
+//! library would hold for the equivalent C value, and [`H5Type::decode`] reads them back,
+//! checking every value (enum discriminants, booleans, UTF-8...). Converting that image to and
+//! from a file's datatype is the converter's job.
+//!
+//! Variable-length data cannot live inside the image. A variable-length slot holds a handle
+//! into a [`VarLenHeap`] that travels with the image:
+//!
+//! * a sequence ([`VarLenArray`], `H5T_VLEN`, [`VLEN_MEMORY_SIZE`] bytes, shaped as `hvl_t`)
+//!   holds the element count as a native `usize`, then the handle as a native `usize`; the
+//!   heap entry holds the elements' own memory images back to back (which may hold further
+//!   handles into the same heap, so sequences nest);
+//! * a string ([`VarLenUnicode`], [`VarLenAscii`], [`VLEN_STRING_MEMORY_SIZE`] bytes, shaped as
+//!   `char *`) holds the handle as a native `usize`; the heap entry holds the string's bytes
+//!   without a terminator.
+//!
+//! Handle 0 is the null pointer: an empty sequence or a null string (read as empty).
+//!
+//! Types without variable-length parts have [`H5Type::IS_POD`] set: their image is
+//! self-contained and equals their Rust memory layout (up to padding bytes), so a reader may
+//! copy it directly when it can do so safely (for example for types that are also
+//! `bytemuck::Pod`), and never needs a heap.
+
+use core::fmt;
+use core::marker::PhantomData;
+use core::mem::size_of;
+
+use crate::compose::MAX_ARRAY_RANK;
+use crate::datatype::*;
+use crate::{Error, ErrorKind, Result};
+
+/// A Rust type with an HDF5 datatype, and a codec to and from that datatype's memory image.
+///
+/// Implemented for `i8`..`i128`, `u8`..`u128`, `isize`, `usize`, `f32`, `f64`, `bool`,
+/// `[T; N]`, the fixed-size strings [`FixedAscii`] and [`FixedUnicode`], the variable-length
+/// types [`VarLenAscii`], [`VarLenUnicode`] and [`VarLenArray`], the references
+/// [`ObjectRef`] and [`RegionRef`], `half::f16` (feature `half`) and
+/// `num_complex::Complex<f32 | f64>` (feature `num-complex`); and by `#[derive(H5Type)]`.
+///
+/// See the [module documentation](self) for the contract and the memory image.
+pub trait H5Type: Sized {
+    /// Whether the type has no variable-length part. Its memory image is then self-contained:
+    /// encoding never touches the heap, and the image equals the Rust layout.
+    const IS_POD: bool;
+
+    /// The in-memory datatype: native byte order, members at the offsets Rust gives the
+    /// fields, total size `size_of::<Self>()`.
+    fn h5_type() -> Datatype;
+
+    /// The packed variant of [`h5_type`](H5Type::h5_type), as `H5Tpack` makes it: compound
+    /// members placed one after the other without padding, recursively. Use it for compact
+    /// storage in files.
+    fn h5_type_packed() -> Datatype {
+        pack(&Self::h5_type())
+    }
+
+    /// Write the memory image of `self` into the first `size_of::<Self>()` bytes of `out`;
+    /// variable-length parts go to `heap`. Padding bytes are left as they are. Fails only when
+    /// `out` is too short.
+    fn encode(&self, out: &mut [u8], heap: &mut VarLenHeap) -> Result<()>;
+
+    /// Read a value from the memory image in the first `size_of::<Self>()` bytes of `bytes`,
+    /// resolving variable-length handles in `heap`. Fails when `bytes` is too short, a handle
+    /// is unknown, or a value is not valid for the type (an enum value with no variant, a
+    /// boolean other than 0 or 1, a string that is not ASCII or UTF-8 as declared).
+    fn decode(bytes: &[u8], heap: &VarLenHeap) -> Result<Self>;
+}
+
+/// Encode a slice of values into one memory image (elements `size_of::<T>()` bytes apart)
+/// and the heap their variable-length parts refer to.
+pub fn encode_slice<T: H5Type>(values: &[T]) -> Result<(Vec<u8>, VarLenHeap)> {
+    let mut heap = VarLenHeap::new();
+    let stride = size_of::<T>();
+    let mut out = vec![0u8; core::mem::size_of_val(values)];
+    for (v, chunk) in values.iter().zip(out.chunks_exact_mut(stride.max(1))) {
+        v.encode(chunk, &mut heap)?;
+    }
+    Ok((out, heap))
+}
+
+/// Decode a memory image holding a whole number of `T` (elements `size_of::<T>()` bytes
+/// apart), resolving variable-length handles in `heap`.
+pub fn decode_slice<T: H5Type>(bytes: &[u8], heap: &VarLenHeap) -> Result<Vec<T>> {
+    let stride = size_of::<T>().max(1);
+    if bytes.len() % stride != 0 {
+        return Err(Error::new(
+            ErrorKind::BufferSize,
+            format!(
+                "{} bytes is not a whole number of {}-byte elements",
+                bytes.len(),
+                stride
+            ),
+        ));
+    }
+    bytes
+        .chunks_exact(stride)
+        .map(|c| T::decode(c, heap))
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// The variable-length heap
+
+/// The variable-length payloads a memory image refers to: each entry is the bytes of one
+/// sequence (its elements' memory images back to back) or one string. Handles are 1-based;
+/// handle 0 is the null pointer.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct VarLenHeap {
+    entries: Vec<Vec<u8>>,
+}
+
+impl VarLenHeap {
+    /// An empty heap.
+    pub fn new() -> Self {
+        VarLenHeap::default()
+    }
+
+    /// Store a payload and return its handle (never 0).
+    pub fn push(&mut self, bytes: Vec<u8>) -> usize {
+        self.entries.push(bytes);
+        self.entries.len()
+    }
+
+    /// The payload of a handle; an error for 0 or an unknown handle.
+    pub fn get(&self, handle: usize) -> Result<&[u8]> {
+        handle
+            .checked_sub(1)
+            .and_then(|i| self.entries.get(i))
+            .map(Vec::as_slice)
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorKind::NotFound,
+                    format!(
+                        "variable-length handle {handle} is not in the heap ({} entries)",
+                        self.entries.len()
+                    ),
+                )
+            })
+    }
+
+    /// Number of payloads.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the heap holds no payload.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Byte helpers
+
+#[cold]
+fn short(what: &str, need: usize, have: usize) -> Error {
+    Error::new(
+        ErrorKind::BufferSize,
+        format!("{what} needs {need} bytes, the buffer has {have}"),
+    )
+}
+
+fn take<const N: usize>(bytes: &[u8]) -> Result<[u8; N]> {
+    bytes
+        .get(..N)
+        .and_then(|s| <[u8; N]>::try_from(s).ok())
+        .ok_or_else(|| short("a value", N, bytes.len()))
+}
+
+fn put(out: &mut [u8], bytes: &[u8]) -> Result<()> {
+    let have = out.len();
+    out.get_mut(..bytes.len())
+        .ok_or_else(|| short("a value", bytes.len(), have))?
+        .copy_from_slice(bytes);
+    Ok(())
+}
+
+fn sub(bytes: &[u8], offset: usize, size: usize) -> Result<&[u8]> {
+    offset
+        .checked_add(size)
+        .and_then(|end| bytes.get(offset..end))
+        .ok_or_else(|| short("a member", offset.saturating_add(size), bytes.len()))
+}
+
+fn sub_mut(out: &mut [u8], offset: usize, size: usize) -> Result<&mut [u8]> {
+    let have = out.len();
+    offset
+        .checked_add(size)
+        .and_then(|end| out.get_mut(offset..end))
+        .ok_or_else(|| short("a member", offset.saturating_add(size), have))
+}
+
+fn read_usize(bytes: &[u8], offset: usize) -> Result<usize> {
+    let b = sub(bytes, offset, size_of::<usize>())?;
+    Ok(usize::from_ne_bytes(take(b)?))
+}
+
+fn write_usize(out: &mut [u8], offset: usize, v: usize) -> Result<()> {
+    put(sub_mut(out, offset, size_of::<usize>())?, &v.to_ne_bytes())
+}
+
+#[cold]
+fn invalid(message: String) -> Error {
+    Error::new(ErrorKind::ConversionException, message)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Primitives
+
+macro_rules! impl_int {
+    ($($t:ty => $sign:ident),* $(,)?) => {$(
+        impl H5Type for $t {
+            const IS_POD: bool = true;
+
+            fn h5_type() -> Datatype {
+                IntegerType::new(size_of::<$t>(), ByteOrder::NATIVE, Sign::$sign).into()
+            }
+
+            fn encode(&self, out: &mut [u8], _heap: &mut VarLenHeap) -> Result<()> {
+                put(out, &self.to_ne_bytes())
+            }
+
+            fn decode(bytes: &[u8], _heap: &VarLenHeap) -> Result<Self> {
+                Ok(<$t>::from_ne_bytes(take(bytes)?))
+            }
+        }
+    )*};
+}
+
+impl_int! {
+    i8 => TwosComplement, i16 => TwosComplement, i32 => TwosComplement,
+    i64 => TwosComplement, i128 => TwosComplement, isize => TwosComplement,
+    u8 => None, u16 => None, u32 => None, u64 => None, u128 => None, usize => None,
+}
+
+macro_rules! impl_float {
+    ($($t:ty => $exp:expr, $mant:expr);* $(;)?) => {$(
+        impl H5Type for $t {
+            const IS_POD: bool = true;
+
+            fn h5_type() -> Datatype {
+                FloatType::ieee(size_of::<$t>(), ByteOrder::NATIVE, $exp, $mant).into()
+            }
+
+            fn encode(&self, out: &mut [u8], _heap: &mut VarLenHeap) -> Result<()> {
+                put(out, &self.to_ne_bytes())
+            }
+
+            fn decode(bytes: &[u8], _heap: &VarLenHeap) -> Result<Self> {
+                Ok(<$t>::from_ne_bytes(take(bytes)?))
+            }
+        }
+    )*};
+}
+
+impl_float! { f32 => 8, 23; f64 => 11, 52 }
+
+#[cfg(feature = "half")]
+impl_float! { half::f16 => 5, 10 }
+
+/// `bool` is an enum over a 1-byte signed integer with `FALSE = 0` and `TRUE = 1`, as h5py
+/// and hdf5-rust write it.
+impl H5Type for bool {
+    const IS_POD: bool = true;
+
+    fn h5_type() -> Datatype {
+        let mut e = EnumType::new(IntegerType::new(1, ByteOrder::NATIVE, Sign::TwosComplement));
+        for (name, value) in [("FALSE", 0), ("TRUE", 1)] {
+            if let Err(e) = e.insert(name, value) {
+                unreachable!("bool enum member {name}: {e}");
+            }
+        }
+        e.into()
+    }
+
+    fn encode(&self, out: &mut [u8], _heap: &mut VarLenHeap) -> Result<()> {
+        put(out, &[u8::from(*self)])
+    }
+
+    fn decode(bytes: &[u8], _heap: &VarLenHeap) -> Result<Self> {
+        match take::<1>(bytes)? {
+            [0] => Ok(false),
+            [1] => Ok(true),
+            [v] => Err(invalid(format!(
+                "value {v} is neither FALSE (0) nor TRUE (1) of bool"
+            ))),
+        }
+    }
+}
+
+#[cfg(feature = "num-complex")]
+macro_rules! impl_complex {
+    ($($t:ty),*) => {$(
+        /// A complex number is a compound of its real part `r` and imaginary part `i`, the
+        /// layout h5py reads and writes as a complex number.
+        impl H5Type for num_complex::Complex<$t> {
+            const IS_POD: bool = true;
+
+            fn h5_type() -> Datatype {
+                __private::compound(
+                    "Complex",
+                    size_of::<Self>(),
+                    [
+                        ("r", 0, <$t as H5Type>::h5_type()),
+                        ("i", size_of::<$t>(), <$t as H5Type>::h5_type()),
+                    ],
+                )
+            }
+
+            fn encode(&self, out: &mut [u8], heap: &mut VarLenHeap) -> Result<()> {
+                let n = size_of::<$t>();
+                self.re.encode(sub_mut(out, 0, n)?, heap)?;
+                self.im.encode(sub_mut(out, n, n)?, heap)
+            }
+
+            fn decode(bytes: &[u8], heap: &VarLenHeap) -> Result<Self> {
+                let n = size_of::<$t>();
+                Ok(num_complex::Complex::new(
+                    <$t>::decode(sub(bytes, 0, n)?, heap)?,
+                    <$t>::decode(sub(bytes, n, n)?, heap)?,
+                ))
+            }
+        }
+    )*};
+}
+
+#[cfg(feature = "num-complex")]
+impl_complex!(f32, f64);
+
+// ---------------------------------------------------------------------------------------------
+// Arrays
+
+/// Compile-time checks of an array type, evaluated wherever `[T; N]`'s `IS_POD` or `h5_type`
+/// is used (so a derived non-generic struct with a `[T; 0]` member fails `cargo check`).
+struct ArrayCheck<T, const N: usize>(PhantomData<T>);
+
+impl<T, const N: usize> ArrayCheck<T, N> {
+    const OK: () = {
+        assert!(N > 0, "an HDF5 array type needs at least one element");
+        assert!(
+            size_of::<[T; N]>() <= u32::MAX as usize,
+            "an HDF5 array type is at most 4 GiB"
+        );
+    };
+}
+
+/// The same for fixed-size strings.
+struct StringCheck<const N: usize>;
+
+impl<const N: usize> StringCheck<N> {
+    const OK: () = assert!(N > 0, "an HDF5 fixed-size string needs at least one byte");
+}
+
+/// `[T; N]` is an array type of rank 1; nested arrays (`[[T; 3]; 2]`) flatten into one array
+/// type of higher rank (dimensions `[2, 3]`), as a C `T x[2][3]` is usually described.
+/// `N` must be positive (checked at compile time).
+impl<T: H5Type, const N: usize> H5Type for [T; N] {
+    const IS_POD: bool = {
+        let () = ArrayCheck::<T, N>::OK;
+        T::IS_POD
+    };
+
+    fn h5_type() -> Datatype {
+        let () = ArrayCheck::<T, N>::OK;
+        let (base, dims) = match T::h5_type() {
+            Datatype::Array(inner) if inner.rank() < MAX_ARRAY_RANK => {
+                let mut dims = Vec::with_capacity(inner.rank() + 1);
+                dims.push(N as u64);
+                dims.extend_from_slice(inner.dims());
+                (*inner.base, dims)
+            }
+            other => (other, vec![N as u64]),
+        };
+        match ArrayType::new(base, &dims) {
+            Ok(a) => a.into(),
+            // Rank, dimensions and size were checked above.
+            Err(e) => unreachable!("array type [_; {N}]: {e}"),
+        }
+    }
+
+    fn encode(&self, out: &mut [u8], heap: &mut VarLenHeap) -> Result<()> {
+        let stride = size_of::<T>();
+        for (i, v) in self.iter().enumerate() {
+            v.encode(sub_mut(out, i * stride, stride)?, heap)?;
+        }
+        Ok(())
+    }
+
+    fn decode(bytes: &[u8], heap: &VarLenHeap) -> Result<Self> {
+        let stride = size_of::<T>();
+        let v = (0..N)
+            .map(|i| T::decode(sub(bytes, i * stride, stride)?, heap))
+            .collect::<Result<Vec<T>>>()?;
+        <[T; N]>::try_from(v).map_err(|v| short("an array", N, v.len()))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fixed-size strings
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// The padding of a fixed-size string, as a type: [`NullTerm`], [`NullPad`] or [`SpacePad`].
+pub trait PadKind: sealed::Sealed + Copy + Default + fmt::Debug + Eq + core::hash::Hash {
+    /// The datatype's padding.
+    const PAD: StrPad;
+    /// The byte that fills the unused tail.
+    const FILL: u8;
+}
+
+macro_rules! pad_kind {
+    ($($(#[$m:meta])* $name:ident => $pad:ident, $fill:expr;)*) => {$(
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+        pub struct $name;
+        impl sealed::Sealed for $name {}
+        impl PadKind for $name {
+            const PAD: StrPad = StrPad::$pad;
+            const FILL: u8 = $fill;
+        }
+    )*};
+}
+
+pad_kind! {
+    /// `H5T_STR_NULLTERM`: the text ends at the first NUL; the tail is NULs.
+    NullTerm => NullTerm, 0;
+    /// `H5T_STR_NULLPAD`: the tail is NULs, with no terminator needed.
+    NullPad => NullPad, 0;
+    /// `H5T_STR_SPACEPAD`: the tail is spaces (Fortran); trailing spaces are not text.
+    SpacePad => SpacePad, b' ';
+}
+
+macro_rules! fixed_string {
+    ($(#[$m:meta])* $name:ident, $cset:ident, $what:literal, $valid:expr) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, PartialEq, Eq, Hash)]
+        pub struct $name<const N: usize, P: PadKind = NullTerm> {
+            bytes: [u8; N],
+            pad: PhantomData<P>,
+        }
+
+        impl<const N: usize, P: PadKind> $name<N, P> {
+            /// The empty string.
+            pub fn new() -> Self {
+                $name { bytes: [P::FILL; N], pad: PhantomData }
+            }
+
+            /// The string `s`, padded to `N` bytes. Fails when `s` is longer than `N` bytes,
+            /// holds a NUL, or is not
+            #[doc = $what]
+            pub fn from_str_padded(s: &str) -> Result<Self> {
+                Self::from_text(s.as_bytes())
+            }
+
+            fn from_text(text: &[u8]) -> Result<Self> {
+                let valid: fn(&[u8]) -> bool = $valid;
+                if !valid(text) {
+                    return Err(invalid(format!(concat!("string is not ", $what, ": {:?}"),
+                        String::from_utf8_lossy(text))));
+                }
+                if text.contains(&0) {
+                    return Err(invalid(format!("string holds a NUL byte: {:?}",
+                        String::from_utf8_lossy(text))));
+                }
+                if text.len() > N {
+                    return Err(Error::new(ErrorKind::InvalidArgument, format!(
+                        "string of {} bytes does not fit in {} bytes", text.len(), N)));
+                }
+                let mut bytes = [P::FILL; N];
+                bytes[..text.len()].copy_from_slice(text);
+                Ok($name { bytes, pad: PhantomData })
+            }
+
+            fn text_len(bytes: &[u8]) -> usize {
+                match P::PAD {
+                    StrPad::NullTerm | StrPad::NullPad => {
+                        bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len())
+                    }
+                    StrPad::SpacePad => {
+                        bytes.iter().rposition(|&b| b != b' ' && b != 0).map_or(0, |p| p + 1)
+                    }
+                }
+            }
+
+            /// The text, without padding.
+            pub fn as_str(&self) -> &str {
+                // The text was checked when the value was built.
+                core::str::from_utf8(self.as_bytes()).unwrap_or_default()
+            }
+
+            /// The text's bytes, without padding.
+            pub fn as_bytes(&self) -> &[u8] {
+                &self.bytes[..Self::text_len(&self.bytes)]
+            }
+
+            /// All `N` bytes, padding included, as stored.
+            pub fn as_padded_bytes(&self) -> &[u8; N] {
+                &self.bytes
+            }
+
+            /// The text's length in bytes.
+            pub fn len(&self) -> usize {
+                Self::text_len(&self.bytes)
+            }
+
+            /// Whether the text is empty.
+            pub fn is_empty(&self) -> bool {
+                self.len() == 0
+            }
+
+            /// The capacity in bytes, `N`.
+            pub const fn capacity() -> usize {
+                N
+            }
+        }
+
+        impl<const N: usize, P: PadKind> Default for $name<N, P> {
+            fn default() -> Self {
+                Self::new()
+            }
+        }
+
+        impl<const N: usize, P: PadKind> core::ops::Deref for $name<N, P> {
+            type Target = str;
+            fn deref(&self) -> &str {
+                self.as_str()
+            }
+        }
+
+        impl<const N: usize, P: PadKind> AsRef<str> for $name<N, P> {
+            fn as_ref(&self) -> &str {
+                self.as_str()
+            }
+        }
+
+        impl<const N: usize, P: PadKind> fmt::Debug for $name<N, P> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                fmt::Debug::fmt(self.as_str(), f)
+            }
+        }
+
+        impl<const N: usize, P: PadKind> fmt::Display for $name<N, P> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl<const N: usize, P: PadKind> core::str::FromStr for $name<N, P> {
+            type Err = Error;
+            fn from_str(s: &str) -> Result<Self> {
+                Self::from_str_padded(s)
+            }
+        }
+
+        impl<const N: usize, P: PadKind> TryFrom<&str> for $name<N, P> {
+            type Error = Error;
+            fn try_from(s: &str) -> Result<Self> {
+                Self::from_str_padded(s)
+            }
+        }
+
+        impl<const N: usize, P: PadKind> H5Type for $name<N, P> {
+            const IS_POD: bool = {
+                let () = StringCheck::<N>::OK;
+                true
+            };
+
+            fn h5_type() -> Datatype {
+                let () = StringCheck::<N>::OK;
+                StringType::fixed(N, P::PAD, CharSet::$cset).into()
+            }
+
+            fn encode(&self, out: &mut [u8], _heap: &mut VarLenHeap) -> Result<()> {
+                put(out, &self.bytes)
+            }
+
+            fn decode(bytes: &[u8], _heap: &VarLenHeap) -> Result<Self> {
+                let raw = take::<N>(bytes)?;
+                let text = &raw[..Self::text_len(&raw)];
+                Self::from_text(text)
+            }
+        }
+    };
+}
+
+fixed_string!(
+    /// A fixed-size ASCII string of `N` bytes (`H5T_STRING`, `H5T_CSET_ASCII`) with padding
+    /// `P` (default [`NullTerm`]); laid out as a C `char[N]`. Decoding rejects non-ASCII
+    /// bytes.
+    FixedAscii,
+    Ascii,
+    "ASCII",
+    |b: &[u8]| b.is_ascii()
+);
+
+fixed_string!(
+    /// A fixed-size UTF-8 string of `N` bytes (`H5T_STRING`, `H5T_CSET_UTF8`) with padding
+    /// `P` (default [`NullTerm`]); laid out as a C `char[N]`. Decoding rejects invalid UTF-8.
+    FixedUnicode,
+    Utf8,
+    "UTF-8",
+    |b: &[u8]| core::str::from_utf8(b).is_ok()
+);
+
+// ---------------------------------------------------------------------------------------------
+// Variable-length strings and sequences
+
+macro_rules! varlen_string {
+    ($(#[$m:meta])* $name:ident, $cset:ident, $what:literal, $valid:expr) => {
+        $(#[$m])*
+        #[derive(Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(Box<String>);
+
+        impl $name {
+            /// The empty string.
+            pub fn new() -> Self {
+                Self::default()
+            }
+
+            /// The string `s`; fails when it holds a NUL or is not
+            #[doc = $what]
+            pub fn from_string(s: String) -> Result<Self> {
+                let valid: fn(&str) -> bool = $valid;
+                if !valid(&s) {
+                    return Err(invalid(format!(concat!("string is not ", $what, ": {:?}"), s)));
+                }
+                if s.contains('\0') {
+                    return Err(invalid(format!("string holds a NUL byte: {s:?}")));
+                }
+                Ok($name(Box::new(s)))
+            }
+
+            /// The text.
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+
+            /// The text as an owned string.
+            pub fn into_string(self) -> String {
+                *self.0
+            }
+        }
+
+        impl core::ops::Deref for $name {
+            type Target = str;
+            fn deref(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl AsRef<str> for $name {
+            fn as_ref(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl fmt::Debug for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                fmt::Debug::fmt(self.as_str(), f)
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl core::str::FromStr for $name {
+            type Err = Error;
+            fn from_str(s: &str) -> Result<Self> {
+                Self::from_string(s.to_owned())
+            }
+        }
+
+        impl TryFrom<&str> for $name {
+            type Error = Error;
+            fn try_from(s: &str) -> Result<Self> {
+                Self::from_string(s.to_owned())
+            }
+        }
+
+        impl TryFrom<String> for $name {
+            type Error = Error;
+            fn try_from(s: String) -> Result<Self> {
+                Self::from_string(s)
+            }
+        }
+
+        impl H5Type for $name {
+            const IS_POD: bool = false;
+
+            fn h5_type() -> Datatype {
+                StringType::variable(StrPad::NullTerm, CharSet::$cset).into()
+            }
+
+            fn encode(&self, out: &mut [u8], heap: &mut VarLenHeap) -> Result<()> {
+                let handle = heap.push(self.0.as_bytes().to_vec());
+                write_usize(out, 0, handle)
+            }
+
+            fn decode(bytes: &[u8], heap: &VarLenHeap) -> Result<Self> {
+                match read_usize(bytes, 0)? {
+                    0 => Ok(Self::new()),
+                    h => {
+                        let text = heap.get(h)?;
+                        let s = String::from_utf8(text.to_vec()).map_err(|e| {
+                            invalid(format!(concat!("string is not ", $what, ": {}"), e))
+                        })?;
+                        Self::from_string(s)
+                    }
+                }
+            }
+        }
+    };
+}
+
+varlen_string!(
+    /// A variable-length ASCII string (`H5T_STRING`, `H5T_VARIABLE`, `H5T_CSET_ASCII`,
+    /// `H5T_STR_NULLTERM`). Owned; one pointer wide, like the C `char *` it stands for.
+    VarLenAscii,
+    Ascii,
+    "ASCII",
+    |s: &str| s.is_ascii()
+);
+
+varlen_string!(
+    /// A variable-length UTF-8 string (`H5T_STRING`, `H5T_VARIABLE`, `H5T_CSET_UTF8`,
+    /// `H5T_STR_NULLTERM`), as h5py writes `str`. Owned; one pointer wide, like the C `char *`
+    /// it stands for.
+    VarLenUnicode,
+    Utf8,
+    "UTF-8",
+    |_: &str| true
+);
+
+/// A variable-length sequence of `T` (`H5T_VLEN`). Owned; two words wide, like the C `hvl_t`
+/// it stands for, so it nests freely: in structs, in arrays, and in other sequences.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VarLenArray<T>(Box<[T]>);
+
+impl<T> VarLenArray<T> {
+    /// The empty sequence.
+    pub fn new() -> Self {
+        VarLenArray(Box::new([]))
+    }
+
+    /// The elements.
+    pub fn as_slice(&self) -> &[T] {
+        &self.0
+    }
+
+    /// The elements, mutably.
+    pub fn as_mut_slice(&mut self) -> &mut [T] {
+        &mut self.0
+    }
+
+    /// The elements as a vector.
+    pub fn into_vec(self) -> Vec<T> {
+        self.0.into_vec()
+    }
+}
+
+impl<T> From<Vec<T>> for VarLenArray<T> {
+    fn from(v: Vec<T>) -> Self {
+        VarLenArray(v.into_boxed_slice())
+    }
+}
+
+impl<T: Clone> From<&[T]> for VarLenArray<T> {
+    fn from(v: &[T]) -> Self {
+        VarLenArray(v.into())
+    }
+}
+
+impl<T> FromIterator<T> for VarLenArray<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        VarLenArray(iter.into_iter().collect())
+    }
+}
+
+impl<T> core::ops::Deref for VarLenArray<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        &self.0
+    }
+}
+
+impl<T> core::ops::DerefMut for VarLenArray<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        &mut self.0
+    }
+}
+
+impl<T: H5Type> H5Type for VarLenArray<T> {
+    const IS_POD: bool = false;
+
+    fn h5_type() -> Datatype {
+        VarLenType::new(T::h5_type()).into()
+    }
+
+    fn encode(&self, out: &mut [u8], heap: &mut VarLenHeap) -> Result<()> {
+        let handle = if self.0.is_empty() {
+            0
+        } else {
+            let stride = size_of::<T>();
+            let mut payload = vec![0u8; stride * self.0.len()];
+            for (i, v) in self.0.iter().enumerate() {
+                v.encode(sub_mut(&mut payload, i * stride, stride)?, heap)?;
+            }
+            heap.push(payload)
+        };
+        write_usize(out, 0, self.0.len())?;
+        write_usize(out, size_of::<usize>(), handle)
+    }
+
+    fn decode(bytes: &[u8], heap: &VarLenHeap) -> Result<Self> {
+        let len = read_usize(bytes, 0)?;
+        let handle = read_usize(bytes, size_of::<usize>())?;
+        if len == 0 {
+            return Ok(Self::new());
+        }
+        let payload = heap.get(handle)?;
+        let stride = size_of::<T>();
+        if len.checked_mul(stride) != Some(payload.len()) {
+            return Err(Error::new(
+                ErrorKind::BufferSize,
+                format!(
+                    "variable-length sequence of {len} elements of {stride} bytes has a payload of {} bytes",
+                    payload.len()
+                ),
+            ));
+        }
+        (0..len)
+            .map(|i| T::decode(sub(payload, i * stride, stride)?, heap))
+            .collect()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// References
+
+/// An object reference (`H5T_STD_REF_OBJ`, C `hobj_ref_t`): the address of an object header.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ObjectRef {
+    addr: u64,
+}
+
+impl ObjectRef {
+    /// A reference to the object header at `addr`.
+    pub const fn new(addr: u64) -> Self {
+        ObjectRef { addr }
+    }
+
+    /// The object header's address.
+    pub const fn addr(&self) -> u64 {
+        self.addr
+    }
+}
+
+impl H5Type for ObjectRef {
+    const IS_POD: bool = true;
+
+    fn h5_type() -> Datatype {
+        ReferenceType::new(ReferenceKind::Object).into()
+    }
+
+    fn encode(&self, out: &mut [u8], _heap: &mut VarLenHeap) -> Result<()> {
+        put(out, &self.addr.to_ne_bytes())
+    }
+
+    fn decode(bytes: &[u8], _heap: &VarLenHeap) -> Result<Self> {
+        Ok(ObjectRef::new(u64::from_ne_bytes(take(bytes)?)))
+    }
+}
+
+/// A dataset region reference (`H5T_STD_REF_DSETREG`, C `hdset_reg_ref_t`): 12 bytes naming
+/// a selection stored in the global heap.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RegionRef {
+    bytes: [u8; 12],
+}
+
+impl RegionRef {
+    /// A region reference from its 12 stored bytes (global heap collection address and
+    /// object index).
+    pub const fn from_bytes(bytes: [u8; 12]) -> Self {
+        RegionRef { bytes }
+    }
+
+    /// The 12 stored bytes.
+    pub const fn as_bytes(&self) -> &[u8; 12] {
+        &self.bytes
+    }
+}
+
+impl H5Type for RegionRef {
+    const IS_POD: bool = true;
+
+    fn h5_type() -> Datatype {
+        ReferenceType::new(ReferenceKind::DatasetRegion).into()
+    }
+
+    fn encode(&self, out: &mut [u8], _heap: &mut VarLenHeap) -> Result<()> {
+        put(out, &self.bytes)
+    }
+
+    fn decode(bytes: &[u8], _heap: &VarLenHeap) -> Result<Self> {
+        Ok(RegionRef::from_bytes(take(bytes)?))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Packing
+
+/// Whether a datatype is packed in `H5Tpack`'s sense: following array, sequence and enum bases
+/// down to the innermost type, a compound there uses every byte of its size for members that
+/// are themselves packed.
+fn is_packed(t: &Datatype) -> bool {
+    match t {
+        Datatype::Array(a) => is_packed(a.base()),
+        Datatype::VarLen(v) => is_packed(v.base()),
+        Datatype::Compound(c) => {
+            c.members.iter().map(|m| m.datatype.size()).sum::<usize>() == c.size
+                && c.members.iter().all(|m| is_packed(&m.datatype))
+        }
+        _ => true,
+    }
+}
+
+/// The packed variant of a datatype, as `H5Tpack` makes it: in every compound that is not
+/// already packed (members recursively packed first), members are sorted by offset and placed
+/// one after the other from offset 0; the size becomes the sum of the member sizes (at least
+/// 1). Arrays take their packed base's size; sequences keep their size but pack their base.
+/// Types without a compound part are returned unchanged.
+// Merge note: another branch writes `Datatype::pack` (pack.rs); keep one of the two.
+pub fn pack(t: &Datatype) -> Datatype {
+    if !t.detect_class(Class::Compound) || is_packed(t) {
+        return t.clone();
+    }
+    match t {
+        Datatype::Array(a) => Datatype::Array(ArrayType {
+            dims: a.dims.clone(),
+            base: Box::new(pack(a.base())),
+        }),
+        Datatype::VarLen(v) => Datatype::VarLen(VarLenType {
+            base: Box::new(pack(v.base())),
+        }),
+        Datatype::Compound(c) => {
+            let mut members: Vec<Member> = c
+                .members
+                .iter()
+                .map(|m| Member {
+                    name: m.name.clone(),
+                    offset: m.offset,
+                    datatype: pack(&m.datatype),
+                })
+                .collect();
+            members.sort_by_key(|m| m.offset);
+            let mut offset = 0;
+            for m in &mut members {
+                m.offset = offset;
+                offset += m.datatype.size();
+            }
+            Datatype::Compound(CompoundType {
+                size: offset.max(1),
+                members,
+            })
+        }
+        other => other.clone(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// What the derive's output names
+
+/// Items named by the code `#[derive(H5Type)]` generates. Not a public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use super::{H5Type, VarLenHeap};
+    pub use crate::{Datatype, Error, Result};
+
+    /// The compound datatype of a derived struct. The derive checks names at compile time
+    /// and offsets and sizes come from the compiler, so a failure means a hand-written
+    /// `H5Type` implementation of a member breaks the size contract.
+    pub fn compound<const K: usize>(
+        type_name: &str,
+        size: usize,
+        members: [(&str, usize, Datatype); K],
+    ) -> Datatype {
+        let mut c = match crate::CompoundType::new(size) {
+            Ok(c) => c,
+            Err(e) => panic!("H5Type for {type_name}: {e}"),
+        };
+        for (name, offset, t) in members {
+            if let Err(e) = c.insert(name, offset, t) {
+                panic!(
+                    "H5Type for {type_name}: {e} (does a member's H5Type implementation \
+                     report a size other than its size_of?)"
+                );
+            }
+        }
+        c.into()
+    }
+
+    /// The enum datatype of a derived enum with representation `R`.
+    pub fn enumeration<R: H5Type, const K: usize>(
+        type_name: &str,
+        members: [(&str, R); K],
+    ) -> Datatype {
+        let base = match R::h5_type() {
+            Datatype::Integer(i) => i,
+            other => panic!("H5Type for {type_name}: repr type is {other:?}, not an integer"),
+        };
+        let mut e = crate::EnumType::new(base);
+        let mut heap = VarLenHeap::new();
+        for (name, value) in members {
+            let mut raw = ::std::vec![0u8; core::mem::size_of::<R>()];
+            let r = value
+                .encode(&mut raw, &mut heap)
+                .and_then(|()| e.insert_raw(name, raw));
+            if let Err(err) = r {
+                panic!("H5Type for {type_name}: variant {name}: {err}");
+            }
+        }
+        e.into()
+    }
+
+    /// The bytes of a member inside a value's memory image.
+    pub fn field(bytes: &[u8], offset: usize, size: usize) -> Result<&[u8]> {
+        super::sub(bytes, offset, size)
+    }
+
+    /// The bytes of a member inside a value's memory image, for writing.
+    pub fn field_mut(out: &mut [u8], offset: usize, size: usize) -> Result<&mut [u8]> {
+        super::sub_mut(out, offset, size)
+    }
+
+    /// The error for an enum value that names no variant.
+    #[cold]
+    pub fn unknown_variant<R: core::fmt::Debug>(type_name: &str, value: R) -> Error {
+        super::invalid(::std::format!(
+            "value {value:?} is not a variant of enum {type_name}"
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,10 @@
+use h5::H5Type;
+
+#[derive(H5Type)]
+#[h5(name = "S2")]
+#[repr(C)]
+struct S {
+    a: i32,
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use h5::H5Type;
+
+#[derive(H5Type)]
+#[repr(C)]
+enum E {
+    A,
+    B,
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use h5::H5Type;
+
+#[derive(H5Type)]
+#[repr(packed)]
+struct S {
+    a: u8,
+    b: u32,
+}
+
+fn main() {}

@@ -1,0 +1,7 @@
+use h5::H5Type;
+
+#[derive(H5Type)]
+#[repr(u8)]
+enum E {}
+
+fn main() {}
