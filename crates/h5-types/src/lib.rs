@@ -9,6 +9,11 @@
 pub mod compose;
 pub mod datatype;
 pub mod error;
+pub mod native;
+pub mod pack;
+pub mod properties;
+#[cfg(feature = "arbitrary")]
+pub mod arbitrary;
 
 pub use datatype::*;
 pub use error::{Error, ErrorKind, Result};
