@@ -13,7 +13,8 @@
  *   size N|var, prec N, offset N, pad L M, order O, sign S, fields S E ES M MS, ebias N, norm N,
  *   inpad N, cset N, strpad N, tag =TEXT, pack
  *                       apply H5Tset_* (or H5Tpack) to a copy of the top type; on success the
- *                       copy replaces it (so a failed call leaves the type as it was)
+ *                       copy replaces it (so a failed call leaves the type as it was; a type
+ *                       the library cannot copy, an enum without members, is changed in place)
  *   native              push H5Tget_native_type(top, H5T_DIR_DEFAULT)
  *   equal               print whether the two top types are H5Tequal
  *   dup, pop            stack manipulation
@@ -184,8 +185,12 @@ static int hexval(char c) {
 static int apply(const char *op, char **arg, int nargs) {
     hid_t t = top();
     if (t < 0) return -1;
+    /* libhdf5 1.10.8 cannot copy an enum without members (a zero-byte allocation fails);
+     * such a type is changed in place. */
     hid_t c = H5Tcopy(t);
+    int in_place = c < 0;
     herr_t r = -1;
+    if (in_place) c = t;
     size_t a0 = nargs > 0 ? strtoull(arg[0], NULL, 10) : 0;
     if (!strcmp(op, "size")) {
         if (nargs > 0 && !strcmp(arg[0], "var")) r = H5Tset_size(c, H5T_VARIABLE);
@@ -206,6 +211,7 @@ static int apply(const char *op, char **arg, int nargs) {
     else if (!strcmp(op, "strpad")) r = H5Tset_strpad(c, (H5T_str_t)atoi(arg[0]));
     else if (!strcmp(op, "tag") && nargs == 1 && arg[0][0] == '=') r = H5Tset_tag(c, arg[0] + 1);
     else if (!strcmp(op, "pack")) r = H5Tpack(c);
+    if (in_place) return r < 0 ? -1 : 0;
     if (r < 0) {
         H5Tclose(c);
         return -1;
@@ -293,7 +299,8 @@ int main(void) {
                 continue;
             }
         } else if (!strcmp(op, "dup") && n == 1) {
-            if (top() >= 0) { push(H5Tcopy(top())); ok = 0; }
+            hid_t t = top() >= 0 ? H5Tcopy(top()) : -1;
+            if (t >= 0) { push(t); ok = 0; }
         } else if (!strcmp(op, "pop") && n == 1) {
             hid_t t = pop();
             if (t >= 0) { H5Tclose(t); ok = 0; }

@@ -6,14 +6,14 @@
 //! Nothing here does I/O.
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "arbitrary")]
+pub mod arbitrary;
 pub mod compose;
 pub mod datatype;
 pub mod error;
 pub mod native;
 pub mod pack;
 pub mod properties;
-#[cfg(feature = "arbitrary")]
-pub mod arbitrary;
 
 pub use datatype::*;
 pub use error::{Error, ErrorKind, Result};

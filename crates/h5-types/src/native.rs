@@ -10,8 +10,9 @@
 //! * compounds are rebuilt with native members laid out in member-index order with C
 //!   alignment (each member aligned to its own alignment; a nested compound's alignment is the
 //!   largest of its members'; the size rounded up to the alignment);
-//! * enums get the native base and their values converted to it; arrays and sequences get a
-//!   native base.
+//! * enums get the native base and their values converted to it (as the reference library's
+//!   conversion path does: a byte swap when only the byte order differs, otherwise an integer
+//!   conversion of the significant bits); arrays and sequences get a native base.
 //!
 //! Time types have no native type (the reference library reports "not supported yet"); empty
 //! compounds and enums fail as in the reference library.
@@ -109,6 +110,9 @@ impl Datatype {
                 Datatype::Integer(n)
             }
             Datatype::Bitfield(t) => {
+                // Aligned like the unsigned integer of the same size (libhdf5 1.10 placed
+                // bitfield members unaligned, reading the wrong alignment table; later
+                // versions align them).
                 let (n, _) = native_integer(t.atomic.precision, Sign::None);
                 let size = n.size();
                 at = layout.place(size, 1, size)?;
@@ -179,15 +183,25 @@ impl Datatype {
                 let (base, align) = native_integer(e.base.precision(), e.base.sign());
                 at = layout.place(base.size(), 1, align)?;
                 let mut out = EnumType::new(base);
+                // The reference library converts the values with its conversion path from the
+                // base to the native base: a plain byte swap (padding bits included) when the
+                // two differ only in byte order at offset 0 and have the same size, otherwise
+                // the general integer conversion (significant bits only, saturating).
+                let swap_only = e.base.offset() == 0
+                    && e.base.size() == base.size()
+                    && e.base.order() != base.order();
                 for m in &e.members {
-                    let v = enum_value(&e.base, &m.value);
-                    let v = clamp(&base, v);
-                    let raw = crate::compose::encode_int(&base, v).ok_or_else(|| {
-                        Error::new(
-                            ErrorKind::InvalidArgument,
-                            format!("native_type: enum value of {:?} does not fit", m.name),
-                        )
-                    })?;
+                    let raw = if swap_only {
+                        m.value.iter().rev().copied().collect()
+                    } else {
+                        let v = clamp(&base, enum_value(&e.base, &m.value));
+                        crate::compose::encode_int(&base, v).ok_or_else(|| {
+                            Error::new(
+                                ErrorKind::InvalidArgument,
+                                format!("native_type: enum value of {:?} does not fit", m.name),
+                            )
+                        })?
+                    };
                     out.insert_raw(&m.name, raw).map_err(|err| {
                         Error::new(
                             err.kind(),

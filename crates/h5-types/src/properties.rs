@@ -33,7 +33,10 @@ impl Atomic {
     fn resized(&self, size: usize) -> Result<Atomic> {
         ensure!(size > 0, InvalidArgument, "size must be positive");
         let bits = size.checked_mul(8).ok_or_else(|| {
-            Error::new(ErrorKind::InvalidArgument, format!("size {size} is too large"))
+            Error::new(
+                ErrorKind::InvalidArgument,
+                format!("size {size} is too large"),
+            )
         })?;
         let mut a = *self;
         if a.precision > bits {
@@ -65,7 +68,10 @@ impl Atomic {
     /// hang over the end.
     fn with_offset(&self, offset: usize) -> Result<Atomic> {
         let end = offset.checked_add(self.precision).ok_or_else(|| {
-            Error::new(ErrorKind::InvalidArgument, format!("offset {offset} is too large"))
+            Error::new(
+                ErrorKind::InvalidArgument,
+                format!("offset {offset} is too large"),
+            )
         })?;
         let mut a = *self;
         if end > a.size * 8 {
@@ -77,7 +83,11 @@ impl Atomic {
 
     fn validate(&self, what: &str) -> Result<()> {
         ensure!(self.size > 0, InvalidArgument, "{what}: size is 0");
-        ensure!(self.precision > 0, InvalidArgument, "{what}: precision is 0");
+        ensure!(
+            self.precision > 0,
+            InvalidArgument,
+            "{what}: precision is 0"
+        );
         let bits = self.size.checked_mul(8);
         let end = self.offset.checked_add(self.precision);
         match (bits, end) {
@@ -331,7 +341,7 @@ impl FloatType {
         let (m0, m1) = (self.mant_pos, self.mant_pos + self.mant_size);
         let s = self.sign_pos;
         ensure!(
-            !(s >= e0 && s < e1) && !(s >= m0 && s < m1),
+            !((e0..e1).contains(&s) || (m0..m1).contains(&s)),
             InvalidArgument,
             "float: the sign bit {s} lies inside the exponent or mantissa"
         );
@@ -498,11 +508,16 @@ impl CompoundType {
                 InvalidArgument,
                 "compound: a member has an empty name"
             );
-            m.datatype
-                .validate()
-                .map_err(|e| Error::new(e.kind(), format!("member {:?}: {}", m.name, e.message())))?;
+            m.datatype.validate().map_err(|e| {
+                Error::new(e.kind(), format!("member {:?}: {}", m.name, e.message()))
+            })?;
             let size = m.datatype.size();
-            ensure!(size > 0, InvalidArgument, "compound: member {:?} has size 0", m.name);
+            ensure!(
+                size > 0,
+                InvalidArgument,
+                "compound: member {:?} has size 0",
+                m.name
+            );
             let end = m.offset.checked_add(size);
             ensure!(
                 matches!(end, Some(e) if e <= self.size),
@@ -517,7 +532,11 @@ impl CompoundType {
         }
         names.sort_unstable();
         if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
-            bail!(DuplicateName, "compound: member name {:?} is used twice", w[0]);
+            bail!(
+                DuplicateName,
+                "compound: member name {:?} is used twice",
+                w[0]
+            );
         }
         spans.sort_unstable();
         if let Some(w) = spans.windows(2).find(|w| w[1].0 < w[0].1) {
@@ -637,10 +656,8 @@ impl Datatype {
             Datatype::Array(a) => a.base.on_leaf(op, rule, false, f),
             Datatype::VarLen(v) => v.base.on_leaf(op, rule, false, f),
             Datatype::Enum(e) => {
-                if !e.members.is_empty() {
-                    if top && rule != EnumRule::Ignore {
-                        return Err(enum_with_members(op));
-                    }
+                if !e.members.is_empty() && top && rule != EnumRule::Ignore {
+                    return Err(enum_with_members(op));
                 }
                 let mut base = Datatype::Integer(e.base);
                 base.on_leaf(op, rule, false, f)?;
@@ -665,7 +682,10 @@ impl Datatype {
                 let mut base = Datatype::Float(c.base);
                 base.on_leaf(op, rule, false, f)?;
                 let Datatype::Float(b) = base else {
-                    bail!(WrongClass, "{op}: the base of a complex type must stay a float");
+                    bail!(
+                        WrongClass,
+                        "{op}: the base of a complex type must stay a float"
+                    );
                 };
                 c.base = b;
                 Ok(())
@@ -699,7 +719,10 @@ impl Datatype {
                 Ok(())
             }
             Datatype::VarLen(v) => v.base.check_array_sizes(),
-            Datatype::Compound(c) => c.members.iter().try_for_each(|m| m.datatype.check_array_sizes()),
+            Datatype::Compound(c) => c
+                .members
+                .iter()
+                .try_for_each(|m| m.datatype.check_array_sizes()),
             _ => Ok(()),
         }
     }
@@ -714,28 +737,36 @@ impl Datatype {
     pub fn set_size(&mut self, size: usize) -> Result<()> {
         ensure!(size > 0, InvalidArgument, "set_size: size must be positive");
         if let Datatype::Reference(_) = self {
-            bail!(WrongClass, "set_size: the size of a reference type cannot be set");
+            bail!(
+                WrongClass,
+                "set_size: the size of a reference type cannot be set"
+            );
         }
         self.atomically(|t| {
-            t.on_leaf("set_size", EnumRule::RefuseAtTopAndResize, true, &mut |leaf| match leaf {
-                Datatype::Integer(x) => x.set_size(size),
-                Datatype::Float(x) => x.set_size(size),
-                Datatype::Bitfield(x) => x.set_size(size),
-                Datatype::Time(x) => {
-                    ensure!(size > 0, InvalidArgument, "size must be positive");
-                    x.size = size;
-                    x.precision = x.precision.min(size.saturating_mul(8));
-                    Ok(())
-                }
-                Datatype::String(x) => x.set_size(StringSize::Fixed(size)),
-                Datatype::Opaque(x) => x.set_size(size),
-                Datatype::Compound(x) => x.set_size(size),
-                other => bail!(
-                    WrongClass,
-                    "set_size: not defined for {}",
-                    other.class().name()
-                ),
-            })
+            t.on_leaf(
+                "set_size",
+                EnumRule::RefuseAtTopAndResize,
+                true,
+                &mut |leaf| match leaf {
+                    Datatype::Integer(x) => x.set_size(size),
+                    Datatype::Float(x) => x.set_size(size),
+                    Datatype::Bitfield(x) => x.set_size(size),
+                    Datatype::Time(x) => {
+                        ensure!(size > 0, InvalidArgument, "size must be positive");
+                        x.size = size;
+                        x.precision = x.precision.min(size.saturating_mul(8));
+                        Ok(())
+                    }
+                    Datatype::String(x) => x.set_size(StringSize::Fixed(size)),
+                    Datatype::Opaque(x) => x.set_size(size),
+                    Datatype::Compound(x) => x.set_size(size),
+                    other => bail!(
+                        WrongClass,
+                        "set_size: not defined for {}",
+                        other.class().name()
+                    ),
+                },
+            )
         })
     }
 
@@ -764,7 +795,10 @@ impl Datatype {
         );
         match self {
             Datatype::String(_) => {
-                bail!(WrongClass, "set_precision: the precision of a string is read-only")
+                bail!(
+                    WrongClass,
+                    "set_precision: the precision of a string is read-only"
+                )
             }
             Datatype::Compound(_) | Datatype::Opaque(_) => bail!(
                 WrongClass,
@@ -774,8 +808,11 @@ impl Datatype {
             _ => {}
         }
         self.atomically(|t| {
-            t.on_leaf("set_precision", EnumRule::RefuseAtTopAndResize, true, &mut |leaf| {
-                match leaf {
+            t.on_leaf(
+                "set_precision",
+                EnumRule::RefuseAtTopAndResize,
+                true,
+                &mut |leaf| match leaf {
                     Datatype::Integer(x) => x.set_precision(precision),
                     Datatype::Float(x) => x.set_precision(precision),
                     Datatype::Bitfield(x) => x.set_precision(precision),
@@ -789,8 +826,8 @@ impl Datatype {
                         "set_precision: not defined for {}",
                         other.class().name()
                     ),
-                }
-            })
+                },
+            )
         })
     }
 
@@ -800,7 +837,10 @@ impl Datatype {
     pub fn set_offset(&mut self, offset: usize) -> Result<()> {
         match self {
             Datatype::String(_) if offset != 0 => {
-                bail!(InvalidArgument, "set_offset: the offset of a string must be 0")
+                bail!(
+                    InvalidArgument,
+                    "set_offset: the offset of a string must be 0"
+                )
             }
             Datatype::Compound(_) | Datatype::Opaque(_) | Datatype::Reference(_) => bail!(
                 WrongClass,
@@ -810,8 +850,11 @@ impl Datatype {
             _ => {}
         }
         self.atomically(|t| {
-            t.on_leaf("set_offset", EnumRule::RefuseAtTopAndResize, true, &mut |leaf| {
-                match leaf {
+            t.on_leaf(
+                "set_offset",
+                EnumRule::RefuseAtTopAndResize,
+                true,
+                &mut |leaf| match leaf {
                     Datatype::Integer(x) => x.set_offset(offset),
                     Datatype::Float(x) => x.set_offset(offset),
                     Datatype::Bitfield(x) => x.set_offset(offset),
@@ -822,8 +865,8 @@ impl Datatype {
                         "set_offset: offset {offset} cannot be set on {}",
                         other.class().name()
                     ),
-                }
-            })
+                },
+            )
         })
     }
 
@@ -832,29 +875,34 @@ impl Datatype {
     /// not in this model, so they refuse.
     pub fn set_pad(&mut self, lsb: Pad, msb: Pad) -> Result<()> {
         self.atomically(|t| {
-            t.on_leaf("set_pad", EnumRule::RefuseAtTop, true, &mut |leaf| match leaf {
-                Datatype::Integer(x) => {
-                    x.set_pad(lsb, msb);
-                    Ok(())
-                }
-                Datatype::Float(x) => {
-                    x.set_pad(lsb, msb);
-                    Ok(())
-                }
-                Datatype::Bitfield(x) => {
-                    x.set_pad(lsb, msb);
-                    Ok(())
-                }
-                Datatype::String(_) => bail!(
-                    Unsupported,
-                    "set_pad: this model keeps no bit padding for strings"
-                ),
-                other => bail!(
-                    WrongClass,
-                    "set_pad: not defined for {}",
-                    other.class().name()
-                ),
-            })
+            t.on_leaf(
+                "set_pad",
+                EnumRule::RefuseAtTop,
+                true,
+                &mut |leaf| match leaf {
+                    Datatype::Integer(x) => {
+                        x.set_pad(lsb, msb);
+                        Ok(())
+                    }
+                    Datatype::Float(x) => {
+                        x.set_pad(lsb, msb);
+                        Ok(())
+                    }
+                    Datatype::Bitfield(x) => {
+                        x.set_pad(lsb, msb);
+                        Ok(())
+                    }
+                    Datatype::String(_) => bail!(
+                        Unsupported,
+                        "set_pad: this model keeps no bit padding for strings"
+                    ),
+                    other => bail!(
+                        WrongClass,
+                        "set_pad: not defined for {}",
+                        other.class().name()
+                    ),
+                },
+            )
         })
     }
 
@@ -866,58 +914,72 @@ impl Datatype {
     }
 
     fn set_order_inner(&mut self, order: ByteOrder) -> Result<()> {
-        self.on_leaf("set_order", EnumRule::RefuseAtTop, true, &mut |leaf| match leaf {
-            Datatype::Integer(x) => x.set_order(order),
-            Datatype::Float(x) => {
-                x.set_order(order);
-                Ok(())
-            }
-            Datatype::Bitfield(x) => x.set_order(order),
-            Datatype::Time(x) => {
-                check_not_vax(order, "a time type")?;
-                x.order = order;
-                Ok(())
-            }
-            Datatype::String(_) | Datatype::Opaque(_) | Datatype::Reference(_) => Ok(()),
-            Datatype::Compound(c) => {
-                ensure!(
-                    !c.members.is_empty(),
-                    InvalidArgument,
-                    "set_order: the compound has no members"
-                );
-                for m in &mut c.members {
-                    m.datatype.set_order_inner(order).map_err(|e| {
-                        Error::new(e.kind(), format!("member {:?}: {}", m.name, e.message()))
-                    })?;
+        self.on_leaf(
+            "set_order",
+            EnumRule::RefuseAtTop,
+            true,
+            &mut |leaf| match leaf {
+                Datatype::Integer(x) => x.set_order(order),
+                Datatype::Float(x) => {
+                    x.set_order(order);
+                    Ok(())
                 }
-                Ok(())
-            }
-            other => bail!(
-                WrongClass,
-                "set_order: not defined for {}",
-                other.class().name()
-            ),
-        })
+                Datatype::Bitfield(x) => x.set_order(order),
+                Datatype::Time(x) => {
+                    check_not_vax(order, "a time type")?;
+                    x.order = order;
+                    Ok(())
+                }
+                Datatype::String(_) | Datatype::Opaque(_) | Datatype::Reference(_) => Ok(()),
+                Datatype::Compound(c) => {
+                    ensure!(
+                        !c.members.is_empty(),
+                        InvalidArgument,
+                        "set_order: the compound has no members"
+                    );
+                    for m in &mut c.members {
+                        m.datatype.set_order_inner(order).map_err(|e| {
+                            Error::new(e.kind(), format!("member {:?}: {}", m.name, e.message()))
+                        })?;
+                    }
+                    Ok(())
+                }
+                other => bail!(
+                    WrongClass,
+                    "set_order: not defined for {}",
+                    other.class().name()
+                ),
+            },
+        )
     }
 
     /// Set the sign scheme (`H5Tset_sign`) of an integer (or an integer base).
     pub fn set_sign(&mut self, sign: Sign) -> Result<()> {
         self.atomically(|t| {
-            t.on_leaf("set_sign", EnumRule::RefuseAtTop, true, &mut |leaf| match leaf {
-                Datatype::Integer(x) => {
-                    x.set_sign(sign);
-                    Ok(())
-                }
-                other => bail!(
-                    WrongClass,
-                    "set_sign: not defined for {}",
-                    other.class().name()
-                ),
-            })
+            t.on_leaf(
+                "set_sign",
+                EnumRule::RefuseAtTop,
+                true,
+                &mut |leaf| match leaf {
+                    Datatype::Integer(x) => {
+                        x.set_sign(sign);
+                        Ok(())
+                    }
+                    other => bail!(
+                        WrongClass,
+                        "set_sign: not defined for {}",
+                        other.class().name()
+                    ),
+                },
+            )
         })
     }
 
-    fn on_float(&mut self, op: &str, f: &mut dyn FnMut(&mut FloatType) -> Result<()>) -> Result<()> {
+    fn on_float(
+        &mut self,
+        op: &str,
+        f: &mut dyn FnMut(&mut FloatType) -> Result<()>,
+    ) -> Result<()> {
         self.atomically(|t| {
             t.on_leaf(op, EnumRule::Ignore, true, &mut |leaf| match leaf {
                 Datatype::Float(x) => f(x),
