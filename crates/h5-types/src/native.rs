@@ -246,7 +246,7 @@ fn enum_value(base: &IntegerType, raw: &[u8]) -> i128 {
     if base.order() == ByteOrder::BigEndian {
         le.reverse();
     }
-    let top = base.offset() + base.precision() - 1;
+    let top = (base.offset() + base.precision()).saturating_sub(1);
     let negative = base.is_signed() && le.get(top / 8).is_some_and(|b| b & (1 << (top % 8)) != 0);
     if negative {
         i128::MIN
@@ -258,7 +258,7 @@ fn enum_value(base: &IntegerType, raw: &[u8]) -> i128 {
 /// Saturate `v` to the range of `t` (the reference library's integer conversion clamps on
 /// overflow by default).
 fn clamp(t: &IntegerType, v: i128) -> i128 {
-    let prec = t.precision().min(127);
+    let prec = t.precision().clamp(1, 127);
     let (min, max) = if t.is_signed() {
         (-(1i128 << (prec - 1)), (1i128 << (prec - 1)) - 1)
     } else {

@@ -15,7 +15,10 @@ impl CompoundType {
     /// themselves (`H5T__is_packed`). An empty compound is packed when its size is 1 (the size
     /// packing gives it).
     pub fn is_packed(&self) -> bool {
-        let used: usize = self.members.iter().map(|m| m.datatype.size()).sum();
+        let used = self
+            .members
+            .iter()
+            .fold(0usize, |n, m| n.saturating_add(m.datatype.size()));
         let tight = if self.members.is_empty() {
             self.size == 1
         } else {
@@ -37,7 +40,7 @@ impl CompoundType {
         let mut offset = 0usize;
         for m in &mut self.members {
             m.offset = offset;
-            offset += m.datatype.size();
+            offset = offset.saturating_add(m.datatype.size());
         }
         self.size = offset.max(1);
     }

@@ -53,7 +53,7 @@ impl Atomic {
     fn with_precision(&self, prec: usize) -> Result<Atomic> {
         ensure!(prec > 0, InvalidArgument, "precision must be positive");
         let mut a = *self;
-        let bits = a.size * 8;
+        let bits = a.size.saturating_mul(8);
         if prec > bits {
             a.offset = 0;
             a.size = prec.div_ceil(8);
@@ -74,7 +74,7 @@ impl Atomic {
             )
         })?;
         let mut a = *self;
-        if end > a.size * 8 {
+        if end > a.size.saturating_mul(8) {
             a.size = end.div_ceil(8);
         }
         a.offset = offset;
@@ -207,7 +207,7 @@ impl FloatType {
 
     fn check_fields_fit(&self, a: &Atomic, op: &str) -> Result<()> {
         ensure!(
-            self.fields_below(a.offset + a.precision),
+            self.fields_below(a.offset.saturating_add(a.precision)),
             InvalidArgument,
             "{op}: the sign (bit {}), exponent (bits {}..{}) or mantissa (bits {}..{}) would \
              lie outside offset {} + precision {}; adjust the fields first",
@@ -453,7 +453,7 @@ impl CompoundType {
         ensure!(size > 0, InvalidArgument, "compound size must be positive");
         if size < self.size {
             if let Some(last) = self.members.iter().max_by_key(|m| m.offset) {
-                let end = last.offset + last.datatype.size();
+                let end = last.offset.saturating_add(last.datatype.size());
                 ensure!(
                     size >= end,
                     InvalidArgument,
