@@ -15,10 +15,22 @@
 //!
 //! Every setter is atomic: on `Err` the datatype is unchanged. An error says what and where.
 //!
-//! Where the reference library would change something this model cannot hold (the byte order
-//! or padding of a string, the hidden character type of a variable-length string, the
-//! precision of a reference) or would corrupt memory (changing the size of an enum that has
-//! members, through an array), the setter returns an error instead; see each method.
+//! Where libhdf5 (checked against 1.10.8 by `tests/properties.rs`) differs:
+//!
+//! * It keeps state this model has no place for, and the setters here refuse or ignore it:
+//!   the padding of a string (`set_pad` fails), the byte order of strings, opaque and
+//!   reference types (`set_order` accepts and keeps nothing, so a compound holding them can
+//!   still be reordered), the precision of a reference (`set_precision` fails), and the
+//!   hidden character type inside a variable-length string, which libhdf5 resizes, shifts or
+//!   re-signs when asked for the size, precision, offset or sign of such a string (those
+//!   fail here; `set_variable_size` on one does nothing).
+//! * It accepts VAX byte order for integers and bitfields; the file format cannot encode that,
+//!   so it fails here.
+//! * It reads or writes out of bounds when resizing an enum that has members through an
+//!   array or sequence, or when setting the offset of a compound or opaque type through an
+//!   array; those fail here.
+//! * Its setters are not atomic (a compound's `set_order` may fail half way); here a failed
+//!   setter leaves the type unchanged.
 
 use crate::compose::{MAX_ARRAY_RANK, MAX_COMPOUND_MEMBERS, MAX_OPAQUE_TAG};
 use crate::datatype::*;
