@@ -5,7 +5,7 @@ use crate::datatype::*;
 use crate::{bail, ensure, Result};
 
 /// The most members a compound type may have (the member count is 16 bits in the file).
-pub const MAX_COMPOUND_MEMBERS: usize = 1 << 16;
+pub const MAX_COMPOUND_MEMBERS: usize = u16::MAX as usize;
 /// The most dimensions an array type may have (`H5S_MAX_RANK`).
 pub const MAX_ARRAY_RANK: usize = 32;
 /// The longest opaque tag in bytes, terminator excluded (`H5T_OPAQUE_TAG_MAX` - 1).
@@ -233,10 +233,46 @@ impl ArrayType {
 
 impl VarLenType {
     /// A variable-length sequence of `base` (`H5Tvlen_create`).
-    pub fn new(base: Datatype) -> Self {
+    ///
+    /// Like the reference library (which sets the new type's memory location, `H5T_set_loc`),
+    /// this sorts by offset the members of every compound inside `base` that holds
+    /// variable-length data or references, so member indexes change as they do there.
+    pub fn new(mut base: Datatype) -> Self {
+        sort_for_location(&mut base);
         VarLenType {
             base: Box::new(base),
         }
+    }
+}
+
+/// Whether a type needs conversion even to itself (`force_conv`): it holds variable-length
+/// data or references.
+fn forces_conversion(t: &Datatype) -> bool {
+    match t {
+        Datatype::String(s) => s.is_variable(),
+        Datatype::VarLen(_) | Datatype::Reference(_) => true,
+        Datatype::Array(a) => forces_conversion(&a.base),
+        Datatype::Compound(c) => c.members.iter().any(|m| forces_conversion(&m.datatype)),
+        _ => false,
+    }
+}
+
+/// What `H5T_set_loc` does to member order: compounds that force conversion are sorted by
+/// member offset, recursively through members, arrays and sequences.
+fn sort_for_location(t: &mut Datatype) {
+    if !forces_conversion(t) {
+        return;
+    }
+    match t {
+        Datatype::Compound(c) => {
+            c.members.sort_by_key(|m| m.offset);
+            for m in &mut c.members {
+                sort_for_location(&mut m.datatype);
+            }
+        }
+        Datatype::Array(a) => sort_for_location(&mut a.base),
+        Datatype::VarLen(v) => sort_for_location(&mut v.base),
+        _ => {}
     }
 }
 

@@ -5,8 +5,9 @@
 //! to the crate so that every public way of changing a datatype goes through a setter that
 //! keeps the class's invariants; read them with the getters.
 //!
-//! Equality is the reference library's `H5Tequal`: compound and enum members compare as sets
-//! (insertion order does not matter), everything else field by field.
+//! Equality is the reference library's `H5Tequal` (`H5T_cmp`): compound and enum members
+//! compare as sets (insertion order does not matter), variable-length strings ignore padding
+//! and character set, everything else field by field.
 
 use std::hash::{Hash, Hasher};
 
@@ -368,11 +369,36 @@ pub enum StringSize {
 }
 
 /// A string type (`H5T_STRING`), fixed or variable length.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+///
+/// Equality is `H5Tequal`'s: fixed-length strings compare size, padding and character set;
+/// variable-length strings are all equal to each other whatever their padding and character
+/// set (the reference library compares them as sequences of characters only).
+#[derive(Clone, Copy, Debug)]
 pub struct StringType {
     pub(crate) size: StringSize,
     pub(crate) pad: StrPad,
     pub(crate) cset: CharSet,
+}
+
+impl PartialEq for StringType {
+    fn eq(&self, other: &Self) -> bool {
+        match (self.size, other.size) {
+            (StringSize::Variable, StringSize::Variable) => true,
+            (a, b) => a == b && self.pad == other.pad && self.cset == other.cset,
+        }
+    }
+}
+
+impl Eq for StringType {}
+
+impl Hash for StringType {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.size.hash(state);
+        if !self.is_variable() {
+            self.pad.hash(state);
+            self.cset.hash(state);
+        }
+    }
 }
 
 impl StringType {

@@ -6,10 +6,15 @@
 //! Nothing here does I/O.
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "arbitrary")]
+pub mod arbitrary;
 pub mod compose;
 pub mod datatype;
 pub mod error;
 pub mod h5type;
+pub mod native;
+pub mod pack;
+pub mod properties;
 
 pub use datatype::*;
 pub use error::{Error, ErrorKind, Result};
