@@ -8,7 +8,9 @@
 
 pub mod compose;
 pub mod datatype;
+pub mod ddl;
 pub mod error;
+pub mod predefined;
 
 pub use datatype::*;
 pub use error::{Error, ErrorKind, Result};
