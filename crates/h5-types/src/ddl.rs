@@ -177,6 +177,37 @@ fn compound_is_plain(c: &CompoundType) -> bool {
     size == c.size
 }
 
+/// Whether the reference library marks this type as needing conversion even between equal
+/// layouts (`force_conv`): variable-length data and references, and anything containing them.
+fn force_conv(t: &Datatype) -> bool {
+    match t {
+        Datatype::String(s) => s.is_variable(),
+        Datatype::VarLen(_) | Datatype::Reference(_) => true,
+        Datatype::Array(a) => force_conv(&a.base),
+        Datatype::Compound(c) => c.members.iter().any(|m| force_conv(&m.datatype)),
+        _ => false,
+    }
+}
+
+/// What `H5T_set_loc` does to member order when `H5Tvlen_create` takes its base: every
+/// compound that needs conversion, reached through arrays and compound members that need it
+/// too, gets its members sorted by offset (a stable sort; offsets are distinct).
+pub(crate) fn sort_like_set_loc(t: &mut Datatype) {
+    if !force_conv(t) {
+        return;
+    }
+    match t {
+        Datatype::Array(a) => sort_like_set_loc(&mut a.base),
+        Datatype::Compound(c) => {
+            c.members.sort_by_key(|m| m.offset);
+            for m in &mut c.members {
+                sort_like_set_loc(&mut m.datatype);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// A syntax error at a byte position.
 #[cold]
 fn syntax(pos: usize, msg: impl Into<String>) -> Error {

@@ -128,7 +128,12 @@ impl Printer {
             }
             Datatype::Reference(r) => self.reference_type(r, i),
             Datatype::Enum(e) => self.enumeration(e, i),
-            Datatype::VarLen(v) => self.wrapped("H5T_VLEN", "", &v.base, i),
+            Datatype::VarLen(v) => {
+                // The reference library orders the base's members as H5T_set_loc leaves them.
+                let mut base = (*v.base).clone();
+                super::sort_like_set_loc(&mut base);
+                self.wrapped("H5T_VLEN", "", &base, i);
+            }
             Datatype::Array(a) => {
                 let mut dims = String::new();
                 for &d in &a.dims {

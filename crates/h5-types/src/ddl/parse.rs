@@ -262,8 +262,10 @@ impl<'a> Parser<'a> {
             "H5T_ARRAY" => self.array(),
             "H5T_VLEN" => {
                 self.punct('{')?;
-                let base = self.ty()?;
+                let mut base = self.ty()?;
                 self.punct('}')?;
+                // As H5Tvlen_create does through H5T_set_loc.
+                super::sort_like_set_loc(&mut base);
                 Ok(VarLenType::new(base).into())
             }
             "H5T_COMPLEX" => {

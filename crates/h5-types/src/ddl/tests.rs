@@ -2,7 +2,6 @@
 //! library (1.10.8, `H5LTdtype_to_text`) printed for the same types.
 
 use super::RefVersion;
-use crate::compose::*;
 use crate::datatype::*;
 use crate::predefined::*;
 use crate::ErrorKind;
