@@ -274,7 +274,7 @@ impl Gen {
                     sorted.sort();
                     let mut prev = 0usize;
                     for &(o, e) in &sorted {
-                        if o >= prev + s && prev + s <= o && prev > 0 {
+                        if o >= prev + s && prev > 0 {
                             cands.push(prev);
                         }
                         prev = prev.max(e);
@@ -283,7 +283,7 @@ impl Gen {
                 } else {
                     None
                 };
-                hole.unwrap_or(size + self.rng.range(0, 3) as usize)
+                hole.unwrap_or(size + self.rng.range(0, 6) as usize)
             };
             placed.push((off, off + s));
             size = size.max(off + s);
