@@ -70,7 +70,14 @@
 //! keywords `OPAQUE_SIZE` / `OPAQUE_TAG`, member names and enum symbols without quotes when
 //! they are identifiers, and negative enum values (the reference's lexer drops the minus
 //! sign). An enum value that does not fit the base type is an error (the reference truncates
-//! it).
+//! it), and so is any character outside the grammar (the reference's lexer echoes such
+//! characters to standard output and skips them). `H5T_COMPOUND { }` is a one-byte compound
+//! without members (the reference crashes on it).
+//!
+//! Like `H5Tvlen_create` (through `H5T_set_loc`), the reader sorts by offset the members of
+//! every compound under a `H5T_VLEN` that holds variable-length data or references, and the
+//! printer prints such members in that order, so the text is the reference's for any member
+//! order.
 //!
 //! Errors carry the byte position of the offending token. Grammar errors have
 //! [`ErrorKind::Syntax`]; a well-formed text describing an invalid type keeps the kind of the

@@ -267,3 +267,125 @@ fn seed_examples() {
     let types: Vec<Datatype> = inputs.iter().map(|s| s.parse().unwrap()).collect();
     check_against_oracle(&types, &inputs);
 }
+
+/// The reference library 2.0 bundled with h5py, through ctypes: reads each text (separated by
+/// `%%` lines) and prints the same records as the C oracle (SIZE and TEXT only).
+const PY_ORACLE_20: &str = r#"
+import ctypes, glob, os, sys
+import h5py
+libs = os.path.join(os.path.dirname(h5py.__file__), os.pardir, "h5py.libs")
+core = glob.glob(os.path.join(libs, "libhdf5-*.so*"))
+hl = glob.glob(os.path.join(libs, "libhdf5_hl-*.so*"))
+if not core or not hl:
+    sys.exit("h5py has no bundled libhdf5_hl")
+h5 = ctypes.CDLL(core[0], mode=ctypes.RTLD_GLOBAL)
+hl = ctypes.CDLL(hl[0])
+h5.H5open()
+ver = (ctypes.c_uint(), ctypes.c_uint(), ctypes.c_uint())
+h5.H5get_libversion(*[ctypes.byref(v) for v in ver])
+if ver[0].value < 2:
+    sys.exit("h5py bundles HDF5 %d.%d, not 2.x" % (ver[0].value, ver[1].value))
+h5.H5Eset_auto2(ctypes.c_int64(0), None, None)
+hl.H5LTtext_to_dtype.restype = ctypes.c_int64
+hl.H5LTdtype_to_text.argtypes = [ctypes.c_int64, ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(ctypes.c_size_t)]
+h5.H5Tget_size.argtypes = [ctypes.c_int64]
+h5.H5Tget_size.restype = ctypes.c_size_t
+texts = sys.stdin.buffer.read().split(b"\n%%\n")[:-1]
+out = os.fdopen(os.dup(1), "wb")
+null = os.open(os.devnull, os.O_WRONLY)
+os.dup2(null, 1)
+def one(text):
+    t = hl.H5LTtext_to_dtype(text, 0)
+    if t < 0:
+        out.write(b"ERROR\n")
+        return
+    out.write(b"SIZE %d\n" % h5.H5Tget_size(t))
+    n = ctypes.c_size_t(0)
+    if hl.H5LTdtype_to_text(t, None, 0, ctypes.byref(n)) < 0:
+        out.write(b"TEXT -1\n")
+        return
+    buf = ctypes.create_string_buffer(n.value)
+    hl.H5LTdtype_to_text(t, buf, 0, ctypes.byref(n))
+    out.write(b"TEXT %d\n%s\n" % (len(buf.value), buf.value))
+# One child process per text: the reference parser keeps global state between calls.
+for i, text in enumerate(texts):
+    out.write(b"ITEM %d\n" % i)
+    out.flush()
+    pid = os.fork()
+    if pid == 0:
+        one(text)
+        out.write(b"END\n")
+        out.flush()
+        os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    if status != 0:
+        out.write(b"CRASH\nEND\n")
+out.flush()
+"#;
+
+/// HDF5 2.0 names and forms (half precision, bfloat16, complex): `Display` equals 2.0's
+/// `H5LTdtype_to_text` byte for byte, alone and nested, and the sizes agree.
+#[test]
+fn hdf5_2_0_types_match_the_reference() {
+    let Some(py) = h5_oracle::require("h5py", h5_oracle::h5py()) else {
+        return;
+    };
+    let mut atoms: Vec<Datatype> = [
+        "H5T_IEEE_F16LE",
+        "H5T_IEEE_F16BE",
+        "H5T_FLOAT_BFLOAT16LE",
+        "H5T_FLOAT_BFLOAT16BE",
+        "H5T_COMPLEX_IEEE_F16LE",
+        "H5T_COMPLEX_IEEE_F16BE",
+        "H5T_COMPLEX_IEEE_F32LE",
+        "H5T_COMPLEX_IEEE_F32BE",
+        "H5T_COMPLEX_IEEE_F64LE",
+        "H5T_COMPLEX_IEEE_F64BE",
+        "H5T_NATIVE_LDOUBLE_COMPLEX",
+        "H5T_NATIVE_FLOAT16",
+    ]
+    .iter()
+    .map(|n| predefined::by_name(n).unwrap())
+    .collect();
+    // The 1.10 kinds still print the same in 2.0.
+    let mut g = Gen::new(0x2_0000, Scope::Reference);
+    atoms.extend((0..100).map(|_| g.ty(0)));
+    let mut types = Vec::new();
+    for t in &atoms {
+        types.push(t.clone());
+        types.push(ArrayType::new(t.clone(), &[2, 3]).unwrap().into());
+        types.push(VarLenType::new(t.clone()).into());
+        let c = CompoundType::from_members(
+            4 + t.size(),
+            [
+                ("n", 0, Datatype::from(predefined::STD_I32LE)),
+                ("x", 4, t.clone()),
+            ],
+        )
+        .unwrap();
+        types.push(c.into());
+    }
+    let mut input = String::new();
+    for t in &types {
+        input.push_str(&t.to_string());
+        input.push_str("\n%%\n");
+    }
+    let Some(out) = h5_oracle::require(
+        "HDF5 2.0 (h5py's bundled libhdf5_hl)",
+        h5_oracle::run(&py, &["-c", PY_ORACLE_20], input.as_bytes()),
+    ) else {
+        return;
+    };
+    let recs = support::records(&out);
+    assert_eq!(recs.len(), types.len());
+    for (t, rec) in types.iter().zip(&recs) {
+        let ours = t.to_string();
+        assert!(!rec.error, "HDF5 2.0 refused:\n{ours}");
+        assert_eq!(rec.text.as_deref(), Some(ours.as_str()));
+        assert_eq!(rec.size, Some(t.size()), "{ours}");
+        assert_eq!(
+            t.to_reference_text(RefVersion::V2_0).as_deref(),
+            Some(ours.as_str())
+        );
+    }
+}
