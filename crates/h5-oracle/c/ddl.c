@@ -53,7 +53,7 @@ static void print_props(hid_t t) {
     if (c == H5T_INTEGER || c == H5T_FLOAT || c == H5T_BITFIELD || c == H5T_TIME) {
         H5T_pad_t lsb, msb;
         H5Tget_pad(t, &lsb, &msb);
-        fprintf(out, " order=%d prec=%zu off=%zu pad=%d,%d", (int)H5Tget_order(t), H5Tget_precision(t),
+        fprintf(out, " order=%d prec=%zu off=%d pad=%d,%d", (int)H5Tget_order(t), H5Tget_precision(t),
                 H5Tget_offset(t), (int)lsb, (int)msb);
     }
     if (c == H5T_INTEGER)
