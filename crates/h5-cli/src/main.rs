@@ -1,7 +1,25 @@
 //! The `h5` command.
 
+mod dtype;
+
+const USAGE: &str = "usage: h5 COMMAND [ARGS]\n\ncommands:\n  dtype [--size] TEXT|-   print the canonical DDL text of a datatype, or its size";
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    eprintln!("h5: no command yet for {args:?}");
-    std::process::exit(2);
+    let status = match args.first().map(String::as_str) {
+        Some("dtype") => dtype::run(&args[1..]),
+        Some("-h" | "--help" | "help") => {
+            println!("{USAGE}");
+            0
+        }
+        Some(other) => {
+            eprintln!("h5: unknown command {other:?}\n{USAGE}");
+            2
+        }
+        None => {
+            eprintln!("{USAGE}");
+            2
+        }
+    };
+    std::process::exit(status);
 }

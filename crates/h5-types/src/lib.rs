@@ -10,11 +10,13 @@
 pub mod arbitrary;
 pub mod compose;
 pub mod datatype;
+pub mod ddl;
 pub mod error;
 pub mod h5type;
 pub mod native;
 pub mod pack;
 pub mod properties;
+pub mod predefined;
 
 pub use datatype::*;
 pub use error::{Error, ErrorKind, Result};

@@ -1,0 +1,105 @@
+//! `h5 dtype`: print the canonical DDL text of a datatype, or its size.
+//!
+//! ```text
+//! h5 dtype [--size] TEXT
+//! h5 dtype [--size] -        (read the text from standard input)
+//! ```
+//!
+//! The text is anything the DDL reader accepts (`H5T_NATIVE_INT`, `H5T_COMPOUND { .. }`, the
+//! reference library's `H5LTdtype_to_text` output). A text that does not parse prints the error,
+//! the line it is on and a caret under the offending byte, and exits with status 2.
+
+use std::io::Read;
+
+use h5::types::Datatype;
+
+/// Usage line of the subcommand.
+pub const USAGE: &str = "usage: h5 dtype [--size] TEXT|-";
+
+/// Run `h5 dtype` with the arguments after the subcommand name. Returns the exit status.
+pub fn run(args: &[String]) -> i32 {
+    let mut size = false;
+    let mut text: Option<String> = None;
+    let mut only_positional = false;
+    for a in args {
+        match a.as_str() {
+            "--size" if !only_positional => size = true,
+            "-h" | "--help" if !only_positional => {
+                println!("{USAGE}");
+                return 0;
+            }
+            "--" if !only_positional => only_positional = true,
+            s if s.starts_with("--") && !only_positional => {
+                eprintln!("h5 dtype: unknown option {s}\n{USAGE}");
+                return 2;
+            }
+            s => {
+                if text.is_some() {
+                    eprintln!("h5 dtype: more than one TEXT (quote the datatype text)\n{USAGE}");
+                    return 2;
+                }
+                text = Some(s.to_owned());
+            }
+        }
+    }
+    let Some(mut text) = text else {
+        eprintln!("h5 dtype: missing TEXT\n{USAGE}");
+        return 2;
+    };
+    if text == "-" {
+        text.clear();
+        if let Err(e) = std::io::stdin().read_to_string(&mut text) {
+            eprintln!("h5 dtype: reading standard input: {e}");
+            return 1;
+        }
+    }
+    match text.parse::<Datatype>() {
+        Ok(t) => {
+            if size {
+                println!("{}", t.size());
+            } else {
+                println!("{t}");
+            }
+            0
+        }
+        Err(e) => {
+            eprintln!("h5 dtype: {e}");
+            if let Some(pos) = e.position() {
+                eprint!("{}", caret(&text, pos));
+            }
+            2
+        }
+    }
+}
+
+/// The line of `text` holding byte `pos`, and a caret under it.
+fn caret(text: &str, pos: usize) -> String {
+    let mut pos = pos.min(text.len());
+    while !text.is_char_boundary(pos) {
+        pos -= 1;
+    }
+    let start = text[..pos].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[pos..].find('\n').map_or(text.len(), |i| pos + i);
+    let line_no = text[..start].matches('\n').count() + 1;
+    let column = text[start..pos].chars().count();
+    format!(
+        "  line {line_no}, column {}:\n  {}\n  {}^\n",
+        column + 1,
+        &text[start..end],
+        " ".repeat(column)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::caret;
+
+    #[test]
+    fn caret_points_at_the_byte() {
+        assert_eq!(
+            caret("ab\ncdé f", 7),
+            "  line 2, column 4:\n  cdé f\n     ^\n"
+        );
+        assert_eq!(caret("x", 1), "  line 1, column 2:\n  x\n   ^\n");
+    }
+}
