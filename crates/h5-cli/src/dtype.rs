@@ -1,9 +1,15 @@
 //! `h5 dtype`: print the canonical DDL text of a datatype, or its size.
 //!
 //! ```text
-//! h5 dtype [--size] TEXT
-//! h5 dtype [--size] -        (read the text from standard input)
+//! h5 dtype [--pack] [--native] [--lossless] [--size] TEXT
+//! h5 dtype [OPTIONS] -        (read the text from standard input)
 //! ```
+//!
+//! `--pack` removes padding from compounds as `H5Tpack` does; `--native` maps the type to this
+//! machine's memory type as `H5Tget_native_type(.., H5T_DIR_DEFAULT)` does (applied after
+//! `--pack` when both are given); `--size` prints the size in bytes instead of the text;
+//! `--lossless` prints the form that always parses back to the same type (a compound whose
+//! trailing padding the reference's text drops gets a `SIZE n;` line).
 //!
 //! The text is anything the DDL reader accepts (`H5T_NATIVE_INT`, `H5T_COMPOUND { .. }`, the
 //! reference library's `H5LTdtype_to_text` output). A text that does not parse prints the error,
@@ -14,16 +20,22 @@ use std::io::Read;
 use h5::types::Datatype;
 
 /// Usage line of the subcommand.
-pub const USAGE: &str = "usage: h5 dtype [--size] TEXT|-";
+pub const USAGE: &str = "usage: h5 dtype [--pack] [--native] [--lossless] [--size] TEXT|-";
 
 /// Run `h5 dtype` with the arguments after the subcommand name. Returns the exit status.
 pub fn run(args: &[String]) -> i32 {
     let mut size = false;
+    let mut pack = false;
+    let mut native = false;
+    let mut lossless = false;
     let mut text: Option<String> = None;
     let mut only_positional = false;
     for a in args {
         match a.as_str() {
             "--size" if !only_positional => size = true,
+            "--pack" if !only_positional => pack = true,
+            "--native" if !only_positional => native = true,
+            "--lossless" if !only_positional => lossless = true,
             "-h" | "--help" if !only_positional => {
                 println!("{USAGE}");
                 return 0;
@@ -54,9 +66,23 @@ pub fn run(args: &[String]) -> i32 {
         }
     }
     match text.parse::<Datatype>() {
-        Ok(t) => {
+        Ok(mut t) => {
+            if pack {
+                t = t.packed();
+            }
+            if native {
+                t = match t.native_type() {
+                    Ok(n) => n,
+                    Err(e) => {
+                        eprintln!("h5 dtype: --native: {e}");
+                        return 1;
+                    }
+                };
+            }
             if size {
                 println!("{}", t.size());
+            } else if lossless {
+                println!("{t:#}");
             } else {
                 println!("{t}");
             }

@@ -2,7 +2,7 @@
 
 mod dtype;
 
-const USAGE: &str = "usage: h5 COMMAND [ARGS]\n\ncommands:\n  dtype [--size] TEXT|-   print the canonical DDL text of a datatype, or its size";
+const USAGE: &str = "usage: h5 COMMAND [ARGS]\n\ncommands:\n  dtype [--pack] [--native] [--lossless] [--size] TEXT|-\n                          print the canonical DDL text of a datatype, or its size";
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -91,3 +91,28 @@ fn usage_errors() {
     assert_eq!(h5(&["nope"], None).status.code(), Some(2));
     assert_eq!(h5(&["dtype", "--help"], None).status.code(), Some(0));
 }
+
+#[test]
+fn packs_and_maps_to_native() {
+    let text = r#"H5T_COMPOUND { H5T_STD_I8BE "c" : 1; H5T_IEEE_F64BE "d" : 8; }"#;
+    let o = h5(&["dtype", "--pack", text], None);
+    assert!(o.status.success(), "{o:?}");
+    assert_eq!(
+        stdout(&o),
+        "H5T_COMPOUND {\n      H5T_STD_I8BE \"c\" : 0;\n      H5T_IEEE_F64BE \"d\" : 1;\n   }\n"
+    );
+    let o = h5(&["dtype", "--pack", "--size", text], None);
+    assert_eq!(stdout(&o), "9\n");
+    let o = h5(&["dtype", "--native", text], None);
+    assert!(o.status.success(), "{o:?}");
+    assert_eq!(
+        stdout(&o),
+        "H5T_COMPOUND {\n      H5T_STD_I8LE \"c\" : 0;\n      H5T_IEEE_F64LE \"d\" : 8;\n   }\n"
+    );
+    let o = h5(&["dtype", "--native", "--size", text], None);
+    assert_eq!(stdout(&o), "16\n");
+    // Trailing padding survives only in the lossless form.
+    let padded = r#"H5T_COMPOUND { H5T_IEEE_F64BE "d" : 0; H5T_STD_I8BE "c" : 8; }"#;
+    let o = h5(&["dtype", "--native", "--lossless", padded], None);
+    assert!(stdout(&o).contains("SIZE 16;"), "{}", stdout(&o));
+}

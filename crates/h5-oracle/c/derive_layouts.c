@@ -145,10 +145,12 @@ static void text(hid_t t) {
     CHECK(H5LTdtype_to_text(t, NULL, H5LT_DDL, &len));
     char *s = malloc(len + 1);
     CHECK(H5LTdtype_to_text(t, s, H5LT_DDL, &len));
-    /* One line: the DDL text has newlines and indentation. */
-    for (char *p = s; *p; p++)
-        if (*p == '\n') *p = ' ';
-    printf("%s", s);
+    /* One line: newlines are written as \n and backslashes as \\. */
+    for (char *p = s; *p; p++) {
+        if (*p == '\n') fputs("\\n", stdout);
+        else if (*p == '\\') fputs("\\\\", stdout);
+        else putchar(*p);
+    }
     free(s);
 }
 

@@ -10,9 +10,13 @@
 //! the HDF5 2.0 names where 2.0 has one (`H5T_IEEE_F16LE`, `H5T_FLOAT_BFLOAT16LE`,
 //! `H5T_FLOAT_F8E4M3`, `H5T_COMPLEX { .. }`).
 //!
-//! Print then parse is the identity. Where the reference text would not give the type back
-//! (it prints something unparseable, or something that parses to another type) `Display`
-//! prints an extended form instead, which [`FromStr`] reads:
+//! Where the reference prints something unparseable, `Display` prints an extended form
+//! instead, which [`FromStr`] reads. The alternate form `{:#}` is lossless: print then parse
+//! is the identity for every type. The plain form `{}` equals it except for compounds whose
+//! layout the reference's own text loses (trailing padding, a later member at offset 0):
+//! there `{}` prints the reference's text, byte for byte (so a `#[derive(H5Type)]` struct
+//! prints what `H5LTdtype_to_text` prints for the same C struct), and `{:#}` adds the size.
+//! The extended forms:
 //!
 //! * Integers, floats and bitfields with a layout that has no name (the reference prints
 //!   `undefined integer` / `undefined float`) print braced, one property a line:
@@ -38,9 +42,9 @@
 //!   the revised reference prints `H5T_REFERENCE { H5T_STD_REF }`, the file encodings
 //!   `H5T_REFERENCE { H5R_OBJECT2 }`, `{ H5R_DATASET_REGION2 }`, `{ H5R_ATTR }`, and a size
 //!   other than the kind's natural one is added as `H5T_REFERENCE { H5R_OBJECT2 SIZE 17; }`.
-//! * A compound whose layout the reference's text would not rebuild (trailing padding, a later
-//!   member at offset 0, or no members and a size other than 1) gets a first line `SIZE n;`;
-//!   with it, offsets are taken literally.
+//! * In the alternate form `{:#}`, a compound whose layout the reference's text would not
+//!   rebuild (trailing padding, a later member at offset 0, or no members and a size other
+//!   than 1) gets a first line `SIZE n;`; with it, offsets are taken literally.
 //! * Names (compound members, enum members, opaque tags) containing `"` are escaped: `\"`
 //!   stands for `"`, and `\\` for a backslash that is followed by `"`, by `\` or by the closing
 //!   quote; any other backslash stands for itself, as in the reference.
@@ -109,13 +113,21 @@ pub enum RefVersion {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Flavor {
-    Canonical,
+    /// Our text: the reference's wherever it prints a parseable text; `lossless` adds the
+    /// `SIZE n;` line to compounds whose layout the reference's text would not rebuild.
+    Canonical {
+        lossless: bool,
+    },
     Reference(RefVersion),
 }
 
 impl fmt::Display for Datatype {
+    /// `{}` prints the reference's text (extended only where the reference's is unparseable);
+    /// `{:#}` prints the lossless text, which always parses back to an equal type.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut p = display::Printer::new(Flavor::Canonical);
+        let mut p = display::Printer::new(Flavor::Canonical {
+            lossless: f.alternate(),
+        });
         p.ty(self, 0);
         f.write_str(&p.out)
     }

@@ -933,62 +933,10 @@ impl H5Type for RegionRef {
 // ---------------------------------------------------------------------------------------------
 // Packing
 
-/// Whether a datatype is packed in `H5Tpack`'s sense: following array, sequence and enum bases
-/// down to the innermost type, a compound there uses every byte of its size for members that
-/// are themselves packed.
-fn is_packed(t: &Datatype) -> bool {
-    match t {
-        Datatype::Array(a) => is_packed(a.base()),
-        Datatype::VarLen(v) => is_packed(v.base()),
-        Datatype::Compound(c) => {
-            c.members.iter().map(|m| m.datatype.size()).sum::<usize>() == c.size
-                && c.members.iter().all(|m| is_packed(&m.datatype))
-        }
-        _ => true,
-    }
-}
-
-/// The packed variant of a datatype, as `H5Tpack` makes it: in every compound that is not
-/// already packed (members recursively packed first), members are sorted by offset and placed
-/// one after the other from offset 0; the size becomes the sum of the member sizes (at least
-/// 1). Arrays take their packed base's size; sequences keep their size but pack their base.
-/// Types without a compound part are returned unchanged.
-// Merge note: another branch writes `Datatype::pack` (pack.rs); keep one of the two.
+/// The packed variant of a datatype, as `H5Tpack` makes it ([`Datatype::packed`]). Types
+/// without a compound part are returned unchanged.
 pub fn pack(t: &Datatype) -> Datatype {
-    if !t.detect_class(Class::Compound) || is_packed(t) {
-        return t.clone();
-    }
-    match t {
-        Datatype::Array(a) => Datatype::Array(ArrayType {
-            dims: a.dims.clone(),
-            base: Box::new(pack(a.base())),
-        }),
-        Datatype::VarLen(v) => Datatype::VarLen(VarLenType {
-            base: Box::new(pack(v.base())),
-        }),
-        Datatype::Compound(c) => {
-            let mut members: Vec<Member> = c
-                .members
-                .iter()
-                .map(|m| Member {
-                    name: m.name.clone(),
-                    offset: m.offset,
-                    datatype: pack(&m.datatype),
-                })
-                .collect();
-            members.sort_by_key(|m| m.offset);
-            let mut offset = 0;
-            for m in &mut members {
-                m.offset = offset;
-                offset += m.datatype.size();
-            }
-            Datatype::Compound(CompoundType {
-                size: offset.max(1),
-                members,
-            })
-        }
-        other => other.clone(),
-    }
+    t.packed()
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -15,8 +15,8 @@ pub mod error;
 pub mod h5type;
 pub mod native;
 pub mod pack;
-pub mod properties;
 pub mod predefined;
+pub mod properties;
 
 pub use datatype::*;
 pub use error::{Error, ErrorKind, Result};

@@ -389,3 +389,42 @@ fn hdf5_2_0_types_match_the_reference() {
         );
     }
 }
+
+/// `H5Tpack`, `H5Tget_native_type` and `H5Tget_size` through the text: for generated nested
+/// types, our packed and native types print what the reference prints for its own, with the
+/// same sizes (this is also what `h5 dtype --pack/--native/--size` prints).
+#[test]
+fn pack_and_native_match_the_reference() {
+    let mut g = Gen::new(0xd_d100_0002, Scope::Reference);
+    let types: Vec<Datatype> = (0..1000).map(|_| g.ty(0)).collect();
+    let inputs: Vec<String> = types.iter().map(|t| t.to_string()).collect();
+    let Some(recs) = oracle(&inputs) else {
+        return;
+    };
+    let (mut packed_checked, mut native_checked) = (0, 0);
+    for ((t, input), rec) in types.iter().zip(&inputs).zip(&recs) {
+        assert!(!rec.error, "the reference refused:\n{input}");
+        if let (Some(size), Some(text)) = (rec.pack_size, rec.pack_text.as_deref()) {
+            let p = t.packed();
+            assert_eq!(p.size(), size, "packed size of\n{input}");
+            assert_eq!(p.to_string(), text, "packed text of\n{input}");
+            packed_checked += 1;
+        }
+        if let (Some(size), Some(text)) = (rec.native_size, rec.native_text.as_deref()) {
+            let n = t
+                .native_type()
+                .unwrap_or_else(|e| panic!("native_type of\n{input}\n{e}"));
+            assert_eq!(n.size(), size, "native size of\n{input}");
+            assert_eq!(n.to_string(), text, "native text of\n{input}");
+            native_checked += 1;
+        }
+    }
+    assert!(
+        packed_checked > 100,
+        "only {packed_checked} packed types compared"
+    );
+    assert!(
+        native_checked > 500,
+        "only {native_checked} native types compared"
+    );
+}

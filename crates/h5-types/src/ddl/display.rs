@@ -35,7 +35,7 @@ impl Printer {
 
     fn reference(&self) -> Option<RefVersion> {
         match self.flavor {
-            Flavor::Canonical => None,
+            Flavor::Canonical { .. } => None,
             Flavor::Reference(v) => Some(v),
         }
     }
@@ -349,7 +349,7 @@ impl Printer {
     fn compound(&mut self, c: &CompoundType, i: usize) {
         self.push("H5T_COMPOUND {\n");
         let inner = i + COL;
-        if self.reference().is_none() && !super::compound_is_plain(c) {
+        if self.flavor == (Flavor::Canonical { lossless: true }) && !super::compound_is_plain(c) {
             self.indent(inner + COL);
             self.push(&format!("SIZE {};\n", c.size));
         }
