@@ -745,35 +745,7 @@ impl<'a> Parser<'a> {
                     Some((w, p)) => return Err(syntax(p, format!("invalid normalization `{w}`"))),
                 };
                 let inpad = props.pad("INPAD")?;
-                // The checks of H5Tset_fields: every field inside the precision, no overlap.
-                let lo = offset;
-                let hi = offset + precision;
-                let inside =
-                    |p: usize, n: usize| p >= lo && p.checked_add(n).is_some_and(|e| e <= hi);
-                check(
-                    exp_size > 0 && mant_size > 0,
-                    "exponent and mantissa sizes must be positive".into(),
-                )?;
-                check(
-                    inside(sign_pos, 1),
-                    format!("sign position {sign_pos} is outside the precision"),
-                )?;
-                check(
-                    inside(exp_pos, exp_size),
-                    "exponent field is outside the precision".into(),
-                )?;
-                check(
-                    inside(mant_pos, mant_size),
-                    "mantissa field is outside the precision".into(),
-                )?;
-                let overlap = |a: usize, an: usize, b: usize, bn: usize| a < b + bn && b < a + an;
-                check(
-                    !overlap(sign_pos, 1, exp_pos, exp_size)
-                        && !overlap(sign_pos, 1, mant_pos, mant_size)
-                        && !overlap(exp_pos, exp_size, mant_pos, mant_size),
-                    "sign, exponent and mantissa fields overlap".into(),
-                )?;
-                Ok(FloatType {
+                let t = FloatType {
                     atomic,
                     sign_pos,
                     exp_pos,
@@ -783,8 +755,11 @@ impl<'a> Parser<'a> {
                     exp_bias,
                     norm,
                     inpad,
-                }
-                .into())
+                };
+                // The model's own invariants decide (fields inside the type, no overlap).
+                t.validate()
+                    .map_err(|e| Error::at(e.kind(), pos, e.message()))?;
+                Ok(t.into())
             }
         }
     }
