@@ -9,6 +9,7 @@
 pub mod compose;
 pub mod datatype;
 pub mod error;
+pub mod raw;
 
 pub use datatype::*;
 pub use error::{Error, ErrorKind, Result};
