@@ -161,8 +161,10 @@ impl ObjectHeader {
         matches!(self.prefix, Prefix::V2 { flags, .. } if flags & FLAG_ATTR_CREATION_ORDER_TRACKED != 0)
     }
 
-    /// Parse an object header. `c` starts at the header's address (its offset is that
-    /// address) and holds at least chunk 0. `fetch(address, length)` returns the bytes of a
+    /// Parse an object header. `c` starts at the header and its offset is the header's
+    /// *address* (relative to the superblock's base address, like the continuation addresses
+    /// inside the header; equal to the file offset when there is no user block). It holds at
+    /// least chunk 0. `fetch(address, length)` returns the bytes of a
     /// continuation chunk. Continuations are followed in order, at most
     /// [`limits::MAX_HEADER_CHUNKS`] and never the same address twice.
     pub fn parse(

@@ -14,7 +14,9 @@ use h5_types::{
 /// The newest datatype message version this implementation reads and writes.
 pub const LATEST_VERSION: u8 = 5;
 
-/// "Encoding version" of revised references stored with datatype version 4 and later.
+/// "Encoding version" of revised references (bits 4-7 of the class bit field). The
+/// specification ties revised references to datatype version 4, but the reference library
+/// writes them with version 1 messages too; both are read.
 pub const REFERENCE_ENCODING_VERSION: u8 = 1;
 
 /// The Datatype message: a datatype and the message version it is (to be) encoded with.
@@ -49,8 +51,8 @@ impl DatatypeMessage {
     }
 }
 
-/// The lowest message version that can describe `dt`: 3 for VAX floats, 4 for revised
-/// references, 5 for complex numbers, 2 for arrays (except compound members of rank 4 or
+/// The lowest message version that can describe `dt`: 3 for VAX floats, 5 for complex
+/// numbers, 2 for arrays (except compound members of rank 4 or
 /// less, which version 1 stores in its member array fields), 1 otherwise.
 pub fn min_version(dt: &Datatype) -> u8 {
     min_version_in(dt, false)
@@ -59,10 +61,6 @@ pub fn min_version(dt: &Datatype) -> u8 {
 fn min_version_in(dt: &Datatype, compound_member: bool) -> u8 {
     match dt {
         Datatype::Float(f) if f.order() == ByteOrder::Vax => 3,
-        Datatype::Reference(r) => match r.kind() {
-            ReferenceKind::Object | ReferenceKind::DatasetRegion => 1,
-            _ => 4,
-        },
         Datatype::Complex(c) => 5u8.max(min_version_in(&Datatype::Float(*c.base()), false)),
         Datatype::Compound(c) => c
             .members()
@@ -313,7 +311,10 @@ pub fn parse_datatype(c: &mut Cursor, depth: usize) -> Result<(Datatype, u8)> {
                     ))
                 }
             };
-            if version >= 4 && (bits & 0xf) >= 2 {
+            // The revised kinds carry their encoding version in bits 4-7. The reference
+            // library writes them with any message version (1 included), so the message
+            // version is not checked.
+            if (bits & 0xf) >= 2 {
                 let enc = ((bits >> 4) & 0xf) as u8;
                 if enc != REFERENCE_ENCODING_VERSION {
                     return Err(c.error_at(
@@ -322,12 +323,6 @@ pub fn parse_datatype(c: &mut Cursor, depth: usize) -> Result<(Datatype, u8)> {
                         format!("reference encoding version {enc}"),
                     ));
                 }
-            } else if (bits & 0xf) >= 2 {
-                return Err(c.error_at(
-                    ErrorKind::InvalidValue,
-                    at,
-                    format!("revised reference in datatype version {version}"),
-                ));
             }
             ReferenceType::with_size(kind, size).into()
         }
