@@ -59,7 +59,7 @@ impl<'a> Walk<'a> {
             .get()
             .and_then(|a| a.checked_add(self.base))
             .ok_or_else(|| Error::new(ErrorKind::BadAddress, "test", 0, "undefined address"))?;
-        let end = start.checked_add(len).unwrap_or(u64::MAX);
+        let end = start.saturating_add(len);
         if end > self.file.len() as u64 {
             return Err(Error::new(
                 ErrorKind::BadAddress,
