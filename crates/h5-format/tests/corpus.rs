@@ -413,3 +413,94 @@ fn bad_files_do_not_panic() {
     }
     eprintln!("{} bad files, {errors} rejected with an error", files.len());
 }
+
+/// The script that writes files with every format version h5py's library (HDF5 2.0) can
+/// write: superblocks 0 to 3, version 2 headers with creation order, attribute messages
+/// version 3, layout version 5 with every chunk index, complex numbers, revised references,
+/// a user block. Groups stay small so their links are in the header (compact storage).
+const H5PY_SCRIPT: &str = r#"
+import sys, h5py, numpy as np
+out = sys.argv[1]
+def fill(f, part):
+    if part == 0:
+        f.attrs["s"] = "h\u00e9llo"
+        f.attrs.create("u", np.arange(5, dtype="u2"))
+        f.create_dataset("c", data=np.arange(100.0).reshape(10, 10), chunks=(3, 3),
+                         compression="gzip", shuffle=True, fletcher32=True)
+        f.create_dataset("ea", shape=(10,), maxshape=(None,), dtype="i4", chunks=(2,))
+        f.create_dataset("bt", shape=(10, 10), maxshape=(None, None), dtype="i4", chunks=(2, 2))
+        f.create_dataset("single", data=np.arange(10), chunks=(10,), compression="gzip")
+        f.create_dataset("fixed", data=np.arange(12).reshape(3, 4), chunks=(1, 4))
+    elif part == 1:
+        f.create_dataset("compact", data=np.arange(4), dtype="i8")
+        f.create_dataset("vlen", data=np.array(["a", "bb"], dtype=object), dtype=h5py.string_dtype())
+        f.create_dataset("cplx", data=np.arange(4) * (1 + 2j))
+        f.create_dataset("null", data=h5py.Empty("f"))
+        f["named"] = np.dtype([("a", "i4"), ("b", "f8", (3,))])
+        f.create_dataset("usesnamed", shape=(2,), dtype=f["named"])
+    else:
+        f.create_dataset("e", data=np.arange(3, dtype="i2"),
+                         dtype=h5py.enum_dtype({"A": 0, "B": 1, "C": 2}, basetype="i2"))
+        f.create_dataset("f16", data=np.arange(3, dtype="f2"))
+        f.create_dataset("ref", data=[f.ref], dtype=h5py.ref_dtype)
+        g = f.create_group("g", track_order=True)
+        g.attrs["x"] = 1
+        g["soft"] = h5py.SoftLink("/e")
+        g["ext"] = h5py.ExternalLink("other.h5", "/x")
+for lv in ["earliest", "v108", "v110", "v114", "v200", "latest"]:
+    for part in range(3):
+        try:
+            f = h5py.File(f"{out}/lib_{lv}_{part}.h5", "w",
+                          libver=(lv, "latest") if lv != "earliest" else "earliest")
+        except (ValueError, KeyError):
+            break
+        with f:
+            fill(f, part)
+with h5py.File(f"{out}/userblock.h5", "w", userblock_size=1024) as f:
+    f["x"] = 1
+"#;
+
+#[test]
+fn h5py_written_files_parse() {
+    let Some(py) = h5_oracle::require("h5py", h5_oracle::h5py()) else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("h5-format-h5py-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    let script = dir.join("write.py");
+    std::fs::write(&script, H5PY_SCRIPT).expect("write script");
+    let dir_s = dir.to_string_lossy().into_owned();
+    let script_s = script.to_string_lossy().into_owned();
+    let r = h5_oracle::run(&py, &[&script_s, &dir_s], b"");
+    if let Err(e) = r {
+        let _ = std::fs::remove_dir_all(&dir);
+        panic!("h5py script failed: {e}");
+    }
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("read temporary directory")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "h5"))
+        .collect();
+    files.sort();
+    let mut failures = Vec::new();
+    let mut headers = 0;
+    for path in &files {
+        let data = std::fs::read(path).expect("read written file");
+        match walk_file(&data, true) {
+            Ok(s) => {
+                headers += s.headers;
+                assert!(
+                    s.mismatches.is_empty(),
+                    "{}: {:?}",
+                    path.display(),
+                    s.mismatches
+                );
+            }
+            Err(e) => failures.push(format!("{}: {e}", path.display())),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(files.len() >= 10, "only {} files written", files.len());
+    assert!(headers > files.len());
+}
