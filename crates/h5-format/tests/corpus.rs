@@ -462,19 +462,36 @@ with h5py.File(f"{out}/userblock.h5", "w", userblock_size=1024) as f:
 
 #[test]
 fn h5py_written_files_parse() {
-    let Some(py) = h5_oracle::require("h5py", h5_oracle::h5py()) else {
+    // h5py is an optional oracle (as in h5-oracle's policy): skip when it does not import,
+    // fail when H5_REQUIRE_ORACLES=1.
+    let py = PathBuf::from("python3");
+    let ok = std::process::Command::new(&py)
+        .args(["-c", "import h5py"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(
+            std::env::var_os("H5_REQUIRE_ORACLES").is_none_or(|v| v != "1"),
+            "h5py is required (H5_REQUIRE_ORACLES=1) but does not import"
+        );
+        eprintln!("h5py not available; skipping");
         return;
-    };
+    }
     let dir = std::env::temp_dir().join(format!("h5-format-h5py-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temporary directory");
     let script = dir.join("write.py");
     std::fs::write(&script, H5PY_SCRIPT).expect("write script");
     let dir_s = dir.to_string_lossy().into_owned();
     let script_s = script.to_string_lossy().into_owned();
-    let r = h5_oracle::run(&py, &[&script_s, &dir_s], b"");
-    if let Err(e) = r {
-        let _ = std::fs::remove_dir_all(&dir);
-        panic!("h5py script failed: {e}");
+    let r = std::process::Command::new(&py)
+        .args([&script_s, &dir_s])
+        .output();
+    match r {
+        Ok(o) if o.status.success() => {}
+        other => {
+            let _ = std::fs::remove_dir_all(&dir);
+            panic!("h5py script failed: {other:?}");
+        }
     }
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .expect("read temporary directory")
