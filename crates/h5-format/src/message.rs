@@ -17,6 +17,7 @@ pub mod driver_info;
 pub mod external_files;
 pub mod fill_value;
 pub mod filter_pipeline;
+pub mod fs_info;
 pub mod group_info;
 pub mod layout;
 pub mod link;
@@ -108,7 +109,7 @@ impl MessageType {
     pub const ATTRIBUTE_INFO: MessageType = MessageType(0x15);
     /// 0x0016: Object Reference Count.
     pub const REFCOUNT: MessageType = MessageType(0x16);
-    /// 0x0017: File Space Info (kept undecoded as [`Message::Unknown`]).
+    /// 0x0017: File Space Info.
     pub const FILE_SPACE_INFO: MessageType = MessageType(0x17);
 
     /// The specification's name of the message type, if it is a known one.
@@ -144,7 +145,7 @@ impl MessageType {
 
     /// Whether this implementation decodes the message type into a typed variant.
     pub fn is_decoded(self) -> bool {
-        self.0 <= 0x16
+        self.0 <= 0x17
     }
 }
 
@@ -206,6 +207,7 @@ use self::driver_info::DriverInfoMessage;
 use self::external_files::ExternalFiles;
 use self::fill_value::{FillValue, FillValueOld};
 use self::filter_pipeline::FilterPipeline;
+use self::fs_info::FileSpaceInfo;
 use self::group_info::GroupInfo;
 use self::layout::Layout;
 use self::link::Link;
@@ -265,6 +267,8 @@ pub enum Message {
     AttributeInfo(AttributeInfo),
     /// Object Reference Count.
     RefCount(RefCount),
+    /// File Space Info.
+    FileSpaceInfo(FileSpaceInfo),
     /// A message of type `kind` stored elsewhere (header flag bit 1): where to find it.
     Shared {
         /// The type of the shared message.
@@ -317,6 +321,7 @@ impl Message {
             MessageType::DRIVER_INFO => Message::DriverInfo(DriverInfoMessage::parse(c)?),
             MessageType::ATTRIBUTE_INFO => Message::AttributeInfo(AttributeInfo::parse(c)?),
             MessageType::REFCOUNT => Message::RefCount(RefCount::parse(c)?),
+            MessageType::FILE_SPACE_INFO => Message::FileSpaceInfo(FileSpaceInfo::parse(c)?),
             other => {
                 if flags.has(MessageFlags::FAIL_IF_UNKNOWN_ALWAYS) {
                     return Err(c.error(
@@ -369,6 +374,7 @@ impl Message {
             Message::DriverInfo(_) => MessageType::DRIVER_INFO,
             Message::AttributeInfo(_) => MessageType::ATTRIBUTE_INFO,
             Message::RefCount(_) => MessageType::REFCOUNT,
+            Message::FileSpaceInfo(_) => MessageType::FILE_SPACE_INFO,
             Message::Shared { kind, .. } | Message::Unknown { kind, .. } => *kind,
         }
     }
@@ -404,6 +410,7 @@ impl Message {
             Message::DriverInfo(m) => m.encode(w),
             Message::AttributeInfo(m) => m.encode(w),
             Message::RefCount(m) => m.encode(w),
+            Message::FileSpaceInfo(m) => m.encode(w),
             Message::Shared { shared, .. } => shared.encode(w),
             Message::Unknown { raw, .. } => w.put_bytes(raw),
         }

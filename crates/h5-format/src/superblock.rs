@@ -297,7 +297,9 @@ pub struct SuperblockExtension {
     pub btree_k: Option<crate::message::btree_k::BtreeK>,
     /// Driver info message.
     pub driver_info: Option<crate::message::driver_info::DriverInfoMessage>,
-    /// Any other message (file space info, unknown messages...), decoded.
+    /// File space info message.
+    pub file_space_info: Option<crate::message::fs_info::FileSpaceInfo>,
+    /// Any other message (unknown messages...), decoded.
     pub other: Vec<Message>,
 }
 
@@ -311,6 +313,7 @@ impl SuperblockExtension {
                 Message::SharedTable(m) => ext.shared_table = Some(m),
                 Message::BtreeK(m) => ext.btree_k = Some(m),
                 Message::DriverInfo(m) => ext.driver_info = Some(m),
+                Message::FileSpaceInfo(m) => ext.file_space_info = Some(m),
                 m => ext.other.push(m),
             }
         }

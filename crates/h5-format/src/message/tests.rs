@@ -365,6 +365,15 @@ fn every_message() -> Vec<Message> {
             creation_order_btree_address: Some(Addr(7)),
         }),
         Message::RefCount(refcount::RefCount { count: 3 }),
+        Message::FileSpaceInfo(fs_info::FileSpaceInfo::V1 {
+            strategy: 1,
+            persist: false,
+            threshold: 1,
+            page_size: 4096,
+            page_end_meta_threshold: 0,
+            eoa_pre_fsm_alloc: Addr::UNDEF,
+            managers: vec![],
+        }),
         Message::Shared {
             kind: MessageType::FILL_VALUE,
             shared: shared::SharedMessage {
@@ -382,11 +391,11 @@ fn every_message() -> Vec<Message> {
 #[test]
 fn every_message_round_trips_with_every_size() {
     let all = every_message();
-    // One variant per message type of the specification (0x00 to 0x16) plus shared/unknown.
+    // One variant per message type of the specification (0x00 to 0x17) plus shared/unknown.
     let mut kinds: Vec<u16> = all.iter().map(|m| m.kind().0).collect();
     kinds.sort();
     kinds.dedup();
-    assert!((0..=0x16).all(|k| kinds.contains(&k)), "{kinds:?}");
+    assert!((0..=0x17).all(|k| kinds.contains(&k)), "{kinds:?}");
     for offset in [2u8, 4, 8] {
         for length in [2u8, 4, 8] {
             let sizes = Sizes { offset, length };
@@ -424,8 +433,13 @@ fn superblock_extension_from_header() {
             num_indices: 2,
         }),
         Message::Nil(4),
+        Message::FileSpaceInfo(fs_info::FileSpaceInfo::V0 {
+            strategy: 2,
+            threshold: 1,
+            managers: None,
+        }),
         Message::Unknown {
-            kind: MessageType::FILE_SPACE_INFO,
+            kind: MessageType(0x30),
             raw: vec![1, 2],
         },
     ];
@@ -448,5 +462,6 @@ fn superblock_extension_from_header() {
     assert_eq!(ext.btree_k.map(|k| k.indexed_storage_internal_k), Some(64));
     assert_eq!(ext.shared_table.map(|t| t.num_indices), Some(2));
     assert!(ext.driver_info.is_none());
+    assert!(ext.file_space_info.is_some());
     assert_eq!(ext.other.len(), 1);
 }
