@@ -230,6 +230,19 @@ impl Superblock {
         })
     }
 
+    /// The encoded size in bytes (signature included).
+    pub fn encoded_len(&self) -> usize {
+        let o = self.sizes.offset as usize;
+        match &self.v0 {
+            Some(_) if self.version < 2 => {
+                24 + if self.version == 1 { 4 } else { 0 }
+                    + 4 * o
+                    + SymbolTableEntry::encoded_size(self.sizes)
+            }
+            _ => 12 + 4 * o + 4,
+        }
+    }
+
     /// Encode the superblock (signature first). Versions 0/1 need [`Superblock::v0`];
     /// without it the version-2 layout is written for version numbers below 2.
     pub fn encode(&self, w: &mut Writer) {
@@ -430,6 +443,7 @@ mod tests {
                     };
                     let mut w = Writer::new(sizes);
                     sb.encode(&mut w);
+                    assert_eq!(w.len(), sb.encoded_len());
                     let got = Superblock::parse(&mut Cursor::new(w.as_slice(), 0, Sizes::DEFAULT))
                         .unwrap();
                     assert_eq!(got, sb);

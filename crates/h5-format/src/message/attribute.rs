@@ -44,8 +44,14 @@ impl Attribute {
         scoped(c, "attribute message", |c| {
             let version = read_version(c, 1, 3)?;
             let flags_at = c.offset();
-            let flags = c.read_u8()?;
-            if version == 1 && flags != 0 || flags & !3 != 0 {
+            // Version 1 has a reserved byte here, ignored as the reference library does.
+            let flags = if version == 1 {
+                c.read_u8()?;
+                0
+            } else {
+                c.read_u8()?
+            };
+            if flags & !3 != 0 {
                 return Err(c.error_at(
                     ErrorKind::InvalidValue,
                     flags_at,
