@@ -13,6 +13,13 @@ pub mod cursor;
 pub mod error;
 pub mod limits;
 
+// Level 0 and level 2 (format-a).
+pub mod driver_info;
+pub mod message;
+pub mod object_header;
+pub mod superblock;
+pub mod symbol_table_entry;
+
 pub use addr::{Addr, Sizes};
 pub use cursor::{Cursor, Writer};
 pub use error::{Error, ErrorKind, Result};

@@ -17,6 +17,7 @@ pub mod native;
 pub mod pack;
 pub mod predefined;
 pub mod properties;
+pub mod raw;
 
 pub use datatype::*;
 pub use error::{Error, ErrorKind, Result};
