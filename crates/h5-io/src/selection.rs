@@ -163,6 +163,17 @@ impl SelectOp {
     }
 }
 
+/// How new points combine with the current selection (`H5Sselect_elements`'s operation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PointOp {
+    /// Replace the selection.
+    Set,
+    /// Add after the current points.
+    Append,
+    /// Add before the current points.
+    Prepend,
+}
+
 /// A list of points of one rank, visited in the given order (duplicates allowed, as in the
 /// reference library).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -247,6 +258,41 @@ impl Selection {
         let sel = Selection::Points(Points { rank, coords: flat });
         sel.validate(space)?;
         Ok(sel)
+    }
+
+    /// Add points to this selection (`H5Sselect_elements`): [`PointOp::Set`] replaces it,
+    /// [`PointOp::Append`] and [`PointOp::Prepend`] extend a point selection (or nothing) at
+    /// its end or start. Errors for other selections, as the reference library does.
+    pub fn select_elements<P: AsRef<[u64]>>(
+        &mut self,
+        space: &Dataspace,
+        op: PointOp,
+        coords: &[P],
+    ) -> Result<()> {
+        let Selection::Points(new) = Self::points(space, coords)? else {
+            bail!(InvalidSelection, "point selection expected");
+        };
+        let old = match (&*self, op) {
+            (_, PointOp::Set) | (Selection::None, _) => None,
+            (Selection::Points(p), _) => {
+                self.validate(space)?;
+                Some(p)
+            }
+            _ => bail!(
+                InvalidSelection,
+                "cannot append or prepend points to a selection that is not a point selection"
+            ),
+        };
+        let coords = match (old, op) {
+            (Some(p), PointOp::Append) => [&p.coords[..], &new.coords[..]].concat(),
+            (Some(p), PointOp::Prepend) => [&new.coords[..], &p.coords[..]].concat(),
+            _ => new.coords,
+        };
+        *self = Selection::Points(Points {
+            rank: new.rank,
+            coords,
+        });
+        Ok(())
     }
 
     /// A regular hyperslab (`H5Sselect_hyperslab` with `H5S_SELECT_SET`). `stride` and

@@ -1,8 +1,7 @@
 //! A selection as maximal contiguous runs of a row-major layout: the whole dataset
 //! (contiguous storage) or one chunk of a chunk grid.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::sync::Arc;
+use std::collections::BTreeMap;
 
 use super::extent::row_major_strides;
 use super::hyperslab::{Axis, Repr};
@@ -435,12 +434,12 @@ impl Selection {
                 }
                 Selection::Hyperslab(h) => match &h.repr {
                     Repr::Regular(axes) => ChunkState::product(axes.clone(), chunk_dims),
-                    Repr::Spans(list) => {
-                        let mut memo = HashMap::new();
-                        let set = tree_chunk_set(list, 0, chunk_dims, &mut memo);
-                        let set: Vec<Vec<u64>> = set.iter().cloned().collect();
-                        ChunkState::List(set.into_iter())
-                    }
+                    Repr::Spans(list) => ChunkState::Tree(TreeChunks {
+                        root: list,
+                        chunk: chunk_dims.to_vec(),
+                        levels: Vec::new(),
+                        started: false,
+                    }),
                 },
                 Selection::Points(p) => {
                     let mut map: BTreeMap<Vec<u64>, Vec<usize>> = BTreeMap::new();
@@ -461,50 +460,121 @@ impl Selection {
     }
 }
 
-/// The chunk coordinates (of levels `level..`) touched by a span tree, shared per node.
-fn tree_chunk_set(
-    node: &SpanList,
-    level: usize,
-    chunk: &[u64],
-    memo: &mut HashMap<usize, Arc<BTreeSet<Vec<u64>>>>,
-) -> Arc<BTreeSet<Vec<u64>>> {
-    let key = node as *const SpanList as usize;
-    if let Some(s) = memo.get(&key) {
-        return s.clone();
+/// One level of the walk over the chunks touched by a span tree.
+#[derive(Debug)]
+struct ChunkLevel<'a> {
+    /// The sub-trees of this level reachable through the chunks fixed at slower levels.
+    nodes: Vec<&'a SpanList>,
+    /// The chunk indices those sub-trees touch: sorted, disjoint, inclusive ranges.
+    ranges: Vec<(u64, u64)>,
+    ri: usize,
+    q: u64,
+}
+
+impl<'a> ChunkLevel<'a> {
+    fn new(nodes: Vec<&'a SpanList>, c: u64) -> ChunkLevel<'a> {
+        let mut ranges: Vec<(u64, u64)> = nodes
+            .iter()
+            .flat_map(|n| n.spans.iter().map(move |s| (s.low / c, s.high / c)))
+            .collect();
+        ranges.sort_unstable();
+        let mut merged: Vec<(u64, u64)> = Vec::with_capacity(ranges.len());
+        for (a, b) in ranges {
+            match merged.last_mut() {
+                Some(last) if a <= last.1.saturating_add(1) => last.1 = last.1.max(b),
+                _ => merged.push((a, b)),
+            }
+        }
+        let q = merged.first().map_or(0, |r| r.0);
+        ChunkLevel {
+            nodes,
+            ranges: merged,
+            ri: 0,
+            q,
+        }
     }
-    let c = chunk[level];
-    let mut out = BTreeSet::new();
-    for s in &node.spans {
-        let (qlo, qhi) = (s.low / c, s.high / c);
-        match &s.down {
-            None => out.extend((qlo..=qhi).map(|q| vec![q])),
-            Some(d) => {
-                let sub = tree_chunk_set(d, level + 1, chunk, memo);
-                for q in qlo..=qhi {
-                    for suffix in sub.iter() {
-                        let mut v = Vec::with_capacity(suffix.len() + 1);
-                        v.push(q);
-                        v.extend_from_slice(suffix);
-                        out.insert(v);
+
+    fn advance(&mut self) -> bool {
+        let Some(&(_, hi)) = self.ranges.get(self.ri) else {
+            return false;
+        };
+        if self.q < hi {
+            self.q += 1;
+            return true;
+        }
+        self.ri += 1;
+        match self.ranges.get(self.ri) {
+            Some(&(lo, _)) => {
+                self.q = lo;
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// The chunks touched by a span tree, lazily in row-major order: a depth-first walk where
+/// each level keeps only the sub-trees reachable through the chunk indices fixed so far, so
+/// every index visited leads to a touched chunk and memory stays within the sum (not the
+/// product) of the grid's dimensions.
+#[derive(Debug)]
+struct TreeChunks<'a> {
+    root: &'a SpanList,
+    chunk: Vec<u64>,
+    levels: Vec<ChunkLevel<'a>>,
+    started: bool,
+}
+
+impl TreeChunks<'_> {
+    fn next(&mut self) -> Option<Vec<u64>> {
+        if !self.started {
+            self.started = true;
+            let first = ChunkLevel::new(vec![self.root], self.chunk[0]);
+            if first.ranges.is_empty() {
+                return None;
+            }
+            self.levels.push(first);
+        } else {
+            loop {
+                let top = self.levels.last_mut()?;
+                if top.advance() {
+                    break;
+                }
+                self.levels.pop();
+            }
+        }
+        while self.levels.len() < self.chunk.len() {
+            let l = self.levels.len() - 1;
+            let cur = &self.levels[l];
+            let c = self.chunk[l];
+            let (lo, hi) = (cur.q * c, (cur.q + 1).saturating_mul(c));
+            let mut downs: Vec<&SpanList> = Vec::new();
+            for n in &cur.nodes {
+                let (f, e) = n.clip_range(lo, hi);
+                for s in n.spans.get(f..e).unwrap_or_default() {
+                    if let Some(d) = &s.down {
+                        downs.push(d);
                     }
                 }
             }
+            downs.sort_unstable_by_key(|d| *d as *const SpanList as usize);
+            downs.dedup_by_key(|d| *d as *const SpanList as usize);
+            let next = ChunkLevel::new(downs, self.chunk[l + 1]);
+            self.levels.push(next);
         }
+        Some(self.levels.iter().map(|l| l.q).collect())
     }
-    let out = Arc::new(out);
-    memo.insert(key, out.clone());
-    out
 }
 
 #[derive(Debug)]
-enum ChunkState {
+enum ChunkState<'a> {
     Done,
+    Tree(TreeChunks<'a>),
     Product {
         axes: Vec<Axis>,
         chunk: Vec<u64>,
         cur: Option<Vec<u64>>,
     },
-    List(std::vec::IntoIter<Vec<u64>>),
     Points(std::collections::btree_map::IntoIter<Vec<u64>, Vec<usize>>),
 }
 
@@ -513,8 +583,8 @@ fn next_chunk(ax: &Axis, q: u64, c: u64) -> Option<u64> {
     ax.first_at_or_after(q.checked_mul(c)?).map(|x| x / c)
 }
 
-impl ChunkState {
-    fn product(axes: Vec<Axis>, chunk: &[u64]) -> ChunkState {
+impl ChunkState<'_> {
+    fn product<'a>(axes: Vec<Axis>, chunk: &[u64]) -> ChunkState<'a> {
         let cur: Option<Vec<u64>> = axes
             .iter()
             .zip(chunk)
@@ -534,7 +604,7 @@ pub struct Chunks<'a> {
     sel: &'a Selection,
     space: Dataspace,
     chunk: Vec<u64>,
-    state: ChunkState,
+    state: ChunkState<'a>,
 }
 
 impl<'a> Iterator for Chunks<'a> {
@@ -543,7 +613,7 @@ impl<'a> Iterator for Chunks<'a> {
     fn next(&mut self) -> Option<Chunk<'a>> {
         let (coords, points) = match &mut self.state {
             ChunkState::Done => return None,
-            ChunkState::List(it) => (it.next()?, None),
+            ChunkState::Tree(t) => (t.next()?, None),
             ChunkState::Points(it) => {
                 let (q, ix) = it.next()?;
                 (q, Some(ix))

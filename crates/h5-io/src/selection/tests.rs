@@ -1031,3 +1031,30 @@ fn random_netcdf_mapped_matches_brute_force() {
         assert_eq!(acc.memory.extent(), max_mem + 1, "case {case}");
     }
 }
+
+#[test]
+fn point_append_and_prepend() {
+    let sp = space(&[4, 4]);
+    let mut s = Selection::None;
+    s.select_elements(&sp, PointOp::Append, &[[1u64, 1]])
+        .unwrap();
+    s.select_elements(&sp, PointOp::Append, &[[2u64, 2]])
+        .unwrap();
+    s.select_elements(&sp, PointOp::Prepend, &[[0u64, 3]])
+        .unwrap();
+    assert_eq!(
+        s.runs(&sp).unwrap().collect::<Vec<_>>(),
+        vec![run(3, 0, 1), run(5, 1, 1), run(10, 2, 1)]
+    );
+    s.select_elements(&sp, PointOp::Set, &[[3u64, 3]]).unwrap();
+    assert_eq!(s.npoints(&sp), 1);
+    let e = s
+        .select_elements(&sp, PointOp::Append, &[[4u64, 0]])
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::OutOfBounds);
+    let mut h = Selection::All;
+    let e = h
+        .select_elements(&sp, PointOp::Append, &[[0u64, 0]])
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidSelection);
+}
