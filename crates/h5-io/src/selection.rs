@@ -36,6 +36,7 @@ pub use hyperslab::{Axis, Hyperslab};
 pub use memory::{copy_to_file, copy_to_memory, MemoryMap, Pair, Transfer};
 pub use netcdf::{nc_access, NcAccess, NcForm, NcMode};
 pub use runs::{Chunk, Chunks, Run, Runs};
+pub use spans::MAX_SPANS;
 
 use hyperslab::Repr;
 use spans::SpanList;
@@ -58,6 +59,8 @@ pub enum ErrorKind {
     CountMismatch,
     /// A size or count does not fit in 64 bits.
     Overflow,
+    /// A selection too complex to represent within the limits (see [`MAX_SPANS`]).
+    LimitExceeded,
     /// netCDF `NC_EINVALCOORDS`: a start or index beyond its dimension.
     InvalidCoords,
     /// netCDF `NC_EEDGE`: start + count beyond its dimension.
@@ -75,6 +78,7 @@ impl ErrorKind {
             ErrorKind::InvalidSelection => "invalid selection",
             ErrorKind::CountMismatch => "element count mismatch",
             ErrorKind::Overflow => "overflow",
+            ErrorKind::LimitExceeded => "limit exceeded",
             ErrorKind::InvalidCoords => "index exceeds dimension bound (NC_EINVALCOORDS)",
             ErrorKind::Edge => "start+count exceeds dimension bound (NC_EEDGE)",
             ErrorKind::Stride => "illegal stride (NC_ESTRIDE)",
@@ -444,7 +448,8 @@ impl Selection {
             (Some(a), None) => op.keep(true, false).then_some(a),
             (None, Some(b)) => op.keep(false, true).then_some(b),
             (Some(a), Some(b)) => {
-                let list = SpanList::combine(&a.span_tree(), &b.span_tree(), op);
+                let (ta, tb) = (a.span_tree()?, b.span_tree()?);
+                let list = SpanList::combine(&ta, &tb, op);
                 Hyperslab::from_spans(list)
             }
         };

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use super::spans::SpanList;
+use super::Result;
 
 /// One dimension of a regular hyperslab: `count` blocks of `block` coordinates, the `i`-th
 /// starting at `start + i * stride`.
@@ -217,11 +218,11 @@ impl Hyperslab {
     }
 
     /// The span tree (built from the regular description when needed).
-    pub(crate) fn span_tree(&self) -> Arc<SpanList> {
-        match &self.repr {
-            Repr::Regular(axes) => SpanList::from_regular(axes)
+    pub(crate) fn span_tree(&self) -> Result<Arc<SpanList>> {
+        Ok(match &self.repr {
+            Repr::Regular(axes) => SpanList::from_regular(axes)?
                 .unwrap_or_else(|| Arc::new(SpanList::build(std::iter::empty()))),
             Repr::Spans(list) => list.clone(),
-        }
+        })
     }
 }

@@ -4,10 +4,19 @@
 //! equal sub-selections are shared through `Arc`, so a regular pattern costs the sum, not the
 //! product, of its per-dimension counts.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::hyperslab::Axis;
-use super::SelectOp;
+use super::{bail, Error, ErrorKind, Result, SelectOp};
+
+/// Most spans built when a regular hyperslab takes part in a set operation (the sum of its
+/// block counts over all dimensions).
+pub const MAX_SPANS: u64 = 1 << 24;
+
+/// Results of combining pairs of sub-trees, by their addresses (both stay alive for the
+/// whole operation, so addresses are not reused).
+type Memo = HashMap<(usize, usize), Option<Arc<SpanList>>>;
 
 /// One span of a level: coordinates `low..=high` of this dimension, each with `down`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -72,8 +81,17 @@ impl SpanList {
         SpanList { spans, nelem: acc }
     }
 
-    /// The span tree of a regular hyperslab (all axes have count >= 1 and block >= 1).
-    pub(crate) fn from_regular(axes: &[Axis]) -> Option<Arc<SpanList>> {
+    /// The span tree of a regular hyperslab (all axes have count >= 1 and block >= 1). Its
+    /// size is the sum of the counts (sub-trees are shared); more than [`MAX_SPANS`] is an
+    /// error.
+    pub(crate) fn from_regular(axes: &[Axis]) -> Result<Option<Arc<SpanList>>> {
+        let total = axes.iter().fold(0u64, |acc, a| acc.saturating_add(a.count));
+        if total > MAX_SPANS {
+            bail!(
+                LimitExceeded,
+                "combining this regular hyperslab needs {total} spans, more than the limit {MAX_SPANS}"
+            );
+        }
         let mut down: Option<Arc<SpanList>> = None;
         for ax in axes.iter().rev() {
             let d = down.clone();
@@ -83,7 +101,7 @@ impl SpanList {
             }));
             down = Some(Arc::new(list));
         }
-        down
+        Ok(down)
     }
 
     /// The regular description of this tree, when it is one.
@@ -116,6 +134,12 @@ impl SpanList {
 
     /// Combine two trees of the same rank with a set operation.
     pub(crate) fn combine(a: &SpanList, b: &SpanList, op: SelectOp) -> SpanList {
+        Self::combine_memo(a, b, op, &mut HashMap::new())
+    }
+
+    /// [`SpanList::combine`], sharing the result for each pair of sub-trees met again (a
+    /// regular pattern meets the same pair on every row).
+    fn combine_memo(a: &SpanList, b: &SpanList, op: SelectOp, memo: &mut Memo) -> SpanList {
         let mut bounds: Vec<u64> = Vec::with_capacity(2 * (a.spans.len() + b.spans.len()));
         for s in a.spans.iter().chain(&b.spans) {
             bounds.push(s.low);
@@ -145,8 +169,17 @@ impl SpanList {
                         if Arc::ptr_eq(da, db) {
                             op.keep(true, true).then(|| Some(da.clone()))
                         } else {
-                            let d = SpanList::combine(da, db, op);
-                            (!d.spans.is_empty()).then(|| Some(Arc::new(d)))
+                            let key = (Arc::as_ptr(da) as usize, Arc::as_ptr(db) as usize);
+                            let d = match memo.get(&key) {
+                                Some(d) => d.clone(),
+                                None => {
+                                    let d = SpanList::combine_memo(da, db, op, memo);
+                                    let d = (!d.spans.is_empty()).then(|| Arc::new(d));
+                                    memo.insert(key, d.clone());
+                                    d
+                                }
+                            };
+                            d.map(Some)
                         }
                     }
                     // Equal ranks: both are leaves here.

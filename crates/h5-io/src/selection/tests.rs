@@ -1058,3 +1058,36 @@ fn point_append_and_prepend() {
         .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidSelection);
 }
+
+#[test]
+fn set_operations_share_rows_and_respect_limits() {
+    // Even rows XOR even columns of 4096 x 4096: each row kind is computed once and shared.
+    let sp = space(&[4096, 4096]);
+    let mut s =
+        Selection::hyperslab(&sp, &[0, 0], Some(&[2, 1]), &[2048, 1], Some(&[1, 4096])).unwrap();
+    s.select_hyperslab(
+        &sp,
+        SelectOp::Xor,
+        &[0, 0],
+        Some(&[1, 2]),
+        &[1, 2048],
+        Some(&[4096, 1]),
+    )
+    .unwrap();
+    // Even rows keep odd columns, odd rows keep even columns: half of everything.
+    assert_eq!(s.npoints(&sp), 4096 * 2048);
+    let first: Vec<Run> = s.runs(&sp).unwrap().take(2).collect();
+    assert_eq!(first, vec![run(1, 0, 1), run(3, 1, 1)]);
+    assert_eq!(s.bounds(&sp), Some((vec![0, 0], vec![4095, 4095])));
+    // A regular pattern too fine to expand into spans is refused, not allocated.
+    let big = space(&[1 << 40]);
+    let mut s = Selection::hyperslab(&big, &[0], Some(&[2]), &[1 << 39], None).unwrap();
+    let e = s
+        .select_hyperslab(&big, SelectOp::Or, &[1], None, &[1], None)
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::LimitExceeded);
+    // ...while SET and reading it stay cheap.
+    let s = Selection::hyperslab(&big, &[0], Some(&[2]), &[1 << 39], None).unwrap();
+    assert_eq!(s.npoints(&big), 1 << 39);
+    assert_eq!(s.runs(&big).unwrap().nth(5), Some(run(10, 5, 1)));
+}
