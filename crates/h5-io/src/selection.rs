@@ -497,9 +497,10 @@ impl Selection {
         }
     }
 
-    /// Check that the selection fits `space` (`H5Sselect_valid`, plus the rank): every point
-    /// and block inside the current extent.
+    /// Check that the selection fits `space` (`H5Sselect_valid`, plus the rank and the
+    /// dataspace's own invariants): every point and block inside the current extent.
     pub fn validate(&self, space: &Dataspace) -> Result<()> {
+        space.check()?;
         let dims = space.dims();
         match self {
             Selection::None | Selection::All => Ok(()),

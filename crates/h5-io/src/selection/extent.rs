@@ -101,12 +101,21 @@ impl Dataspace {
         self.maxdims().get(k) == Some(&UNLIMITED)
     }
 
-    /// The number of elements (1 for scalar, 0 for null). Cannot overflow: checked when built.
+    /// The number of elements (1 for scalar, 0 for null). Checked when built with
+    /// [`Dataspace::simple`]; saturates for a hand-built value that overflows.
     pub fn npoints(&self) -> u64 {
         match self {
             Dataspace::Scalar => 1,
             Dataspace::Null => 0,
-            Dataspace::Simple { dims, .. } => dims.iter().product(),
+            Dataspace::Simple { dims, .. } => dims.iter().fold(1u64, |a, &d| a.saturating_mul(d)),
+        }
+    }
+
+    /// Check the invariants of [`Dataspace::with_max`] (for values built by hand).
+    pub fn check(&self) -> Result<()> {
+        match self {
+            Dataspace::Simple { dims, maxdims } => Self::with_max(dims, maxdims).map(|_| ()),
+            _ => Ok(()),
         }
     }
 

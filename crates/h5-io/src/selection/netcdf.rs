@@ -79,6 +79,7 @@ pub struct NcAccess {
 /// dimension), `NC_EEDGE` (the section's last index beyond its dimension), `NC_ESTRIDE`
 /// (a stride of 0); dimensions are checked in order, stride before start before edge.
 pub fn nc_access(space: &Dataspace, form: NcForm<'_>, mode: NcMode) -> Result<NcAccess> {
+    space.check()?;
     let dims = space.dims();
     let rank = dims.len();
     if matches!(space, Dataspace::Null) {

@@ -1091,3 +1091,24 @@ fn set_operations_share_rows_and_respect_limits() {
     assert_eq!(s.npoints(&big), 1 << 39);
     assert_eq!(s.runs(&big).unwrap().nth(5), Some(run(10, 5, 1)));
 }
+
+#[test]
+fn hand_built_dataspaces_are_checked() {
+    let bad = Dataspace::Simple {
+        dims: vec![1 << 40, 1 << 40],
+        maxdims: vec![UNLIMITED, UNLIMITED],
+    };
+    assert_eq!(bad.npoints(), u64::MAX);
+    assert_eq!(
+        Selection::All.runs(&bad).unwrap_err().kind(),
+        ErrorKind::Overflow
+    );
+    let bad = Dataspace::Simple {
+        dims: vec![5],
+        maxdims: vec![3],
+    };
+    assert_eq!(
+        Selection::All.chunks(&bad, &[2]).unwrap_err().kind(),
+        ErrorKind::InvalidExtent
+    );
+}
