@@ -8,6 +8,8 @@
 #![forbid(unsafe_code)]
 
 pub mod addr;
+mod bits;
+pub mod btree;
 pub mod checksum;
 pub mod cursor;
 pub mod error;
