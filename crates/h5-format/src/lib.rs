@@ -13,7 +13,9 @@ pub mod btree;
 pub mod checksum;
 pub mod cursor;
 pub mod error;
+pub mod heap;
 pub mod limits;
+pub mod symbol_table;
 
 pub use addr::{Addr, Sizes};
 pub use cursor::{Cursor, Writer};
