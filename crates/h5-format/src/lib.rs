@@ -13,6 +13,7 @@ pub mod btree;
 pub mod checksum;
 pub mod cursor;
 pub mod error;
+pub mod free_space;
 pub mod heap;
 pub mod limits;
 pub mod symbol_table;
