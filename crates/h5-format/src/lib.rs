@@ -11,6 +11,7 @@ pub mod addr;
 mod bits;
 pub mod btree;
 pub mod checksum;
+pub mod chunk_index;
 pub mod cursor;
 pub mod error;
 pub mod free_space;
