@@ -17,7 +17,10 @@ pub mod error;
 pub mod free_space;
 pub mod heap;
 pub mod limits;
+pub mod reference;
+pub mod selection;
 pub mod symbol_table;
+pub mod vds;
 
 pub use addr::{Addr, Sizes};
 pub use cursor::{Cursor, Writer};
