@@ -1,7 +1,7 @@
 //! Free-space managers: the header (`FSHD`) and the serialized section list (`FSSE`), with the
 //! section classes of both clients (fractal heap and file).
 
-use crate::bits::{bytes_for_bits, limit_enc_size};
+use crate::bits::{bytes_for_bits, limit_enc_size, log2_gen};
 use crate::{limits, Addr, Cursor, ErrorKind, Result, Sizes, Writer};
 
 /// Header signature.
@@ -115,13 +115,25 @@ impl FreeSpaceHeader {
         w.put_checksum(start);
     }
 
-    /// Widths of the section list's fields: (count, size, offset).
-    fn widths(&self) -> (usize, usize, usize) {
-        (
-            limit_enc_size(self.serialized_sections),
-            limit_enc_size(self.max_section_size),
-            bytes_for_bits(self.address_space_bits as u32).min(8),
-        )
+    /// Widths of the section list's fields: (count, size, offset). `legacy` selects the
+    /// widths early 1.8 libraries wrote: `(log2(n) + 7) / 8` instead of `log2(n) / 8 + 1`
+    /// (they differ when log2(n) is a multiple of 8).
+    fn widths(&self, legacy: bool) -> (usize, usize, usize) {
+        let old = |n: u64| (log2_gen(n) as usize).div_ceil(8);
+        let off = bytes_for_bits(self.address_space_bits as u32).min(8);
+        if legacy {
+            (
+                old(self.serialized_sections).max(1),
+                old(self.max_section_size),
+                off,
+            )
+        } else {
+            (
+                limit_enc_size(self.serialized_sections),
+                limit_enc_size(self.max_section_size),
+                off,
+            )
+        }
     }
 }
 
@@ -191,6 +203,10 @@ pub struct SectionList {
     pub header: Addr,
     /// Sets of equal-size sections.
     pub sets: Vec<SectionSet>,
+    /// Whether the count and size fields have the widths early 1.8 libraries wrote
+    /// (`(log2(n) + 7) / 8` bytes); parsing falls back to them when the current widths do not
+    /// fit the list.
+    pub legacy_widths: bool,
 }
 
 impl SectionList {
@@ -200,6 +216,28 @@ impl SectionList {
         c: &mut Cursor<'_>,
         h: &FreeSpaceHeader,
         classes: SectionClasses,
+    ) -> Result<SectionList> {
+        let mut first = c.clone();
+        match Self::parse_with(&mut first, h, classes, false) {
+            Ok(l) => {
+                *c = first;
+                Ok(l)
+            }
+            Err(e) if h.widths(true) != h.widths(false) => {
+                let mut second = c.clone();
+                let l = Self::parse_with(&mut second, h, classes, true).map_err(|_| e)?;
+                *c = second;
+                Ok(l)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    fn parse_with(
+        c: &mut Cursor<'_>,
+        h: &FreeSpaceHeader,
+        classes: SectionClasses,
+        legacy: bool,
     ) -> Result<SectionList> {
         c.set_structure(SECTIONS);
         let at = c.offset();
@@ -232,7 +270,7 @@ impl SectionList {
         );
         let header = s.read_addr()?;
         let end = used as usize - 4;
-        let (count_w, size_w, off_w) = h.widths();
+        let (count_w, size_w, off_w) = h.widths(legacy);
         let mut sets = Vec::new();
         let mut total = 0u64;
         while s.pos() < end {
@@ -290,7 +328,11 @@ impl SectionList {
             "sections end past the checksum"
         );
         s.verify_checksum(0)?;
-        Ok(SectionList { header, sets })
+        Ok(SectionList {
+            header,
+            sets,
+            legacy_widths: legacy,
+        })
     }
 
     /// Encoded size for header `h` and client classes.
@@ -300,7 +342,7 @@ impl SectionList {
         h: &FreeSpaceHeader,
         classes: SectionClasses,
     ) -> usize {
-        let (count_w, size_w, off_w) = h.widths();
+        let (count_w, size_w, off_w) = h.widths(self.legacy_widths);
         let mut n = 5 + sizes.offset as usize + 4;
         for set in &self.sets {
             n += count_w + size_w;
@@ -314,7 +356,7 @@ impl SectionList {
     /// Encode the list with its checksum. The field widths follow header `h` (its serialized
     /// section count, maximum section size and address space size).
     pub fn encode(&self, w: &mut Writer, h: &FreeSpaceHeader, classes: SectionClasses) {
-        let (count_w, size_w, off_w) = h.widths();
+        let (count_w, size_w, off_w) = h.widths(self.legacy_widths);
         let start = w.len();
         w.put_bytes(&SECTIONS_SIGNATURE);
         w.put_u8(0);
@@ -452,6 +494,34 @@ mod tests {
     }
 
     #[test]
+    fn legacy_widths_of_early_files() {
+        // The section list of tfcontents1.h5 (written by an early 1.8 library): 65536 as the
+        // maximum section size, but 2-byte section sizes.
+        let b = [
+            0x46, 0x53, 0x53, 0x45, 0x00, 0x60, 0x17, 0, 0, 0, 0, 0, 0, 0x01, 0x12, 0x00, 0xba, 0,
+            0, 0, 0x00, 0x01, 0x1e, 0x01, 0xe2, 0, 0, 0, 0x00, 0x12, 0x79, 0x87, 0xe3,
+        ];
+        let mut h = header();
+        h.total_space = 304;
+        h.total_sections = 2;
+        h.serialized_sections = 2;
+        h.section_list = Addr(0x17b2);
+        h.section_list_used = 33;
+        let classes = SectionClasses::FractalHeap {
+            heap_offset_size: 4,
+        };
+        let l =
+            SectionList::parse(&mut Cursor::new(&b, 0x17b2, Sizes::DEFAULT), &h, classes).unwrap();
+        assert!(l.legacy_widths);
+        assert_eq!(l.sets.len(), 2);
+        assert_eq!((l.sets[0].size, l.sets[0].sections[0].offset), (18, 0xba));
+        assert_eq!((l.sets[1].size, l.sets[1].sections[0].offset), (286, 0xe2));
+        let mut w = Writer::new(Sizes::DEFAULT);
+        l.encode(&mut w, &h, classes);
+        assert_eq!(w.as_slice(), &b);
+    }
+
+    #[test]
     fn file_client_round_trip() {
         let mut h = header();
         h.client = CLIENT_FILE;
@@ -484,6 +554,7 @@ mod tests {
                     ],
                 },
             ],
+            legacy_widths: false,
         };
         let mut w = Writer::new(Sizes::DEFAULT);
         l.encode(&mut w, &h, SectionClasses::File);

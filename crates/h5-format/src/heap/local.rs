@@ -83,14 +83,18 @@ impl LocalHeap {
     }
 
     /// Walk the free list in the data segment `data` (a cursor over the segment, whose base is
-    /// the segment's address). Every block must lie inside the segment and be at least two
-    /// lengths long, and the walk stops with an error after more blocks than can fit (a
+    /// the segment's address; it may be shorter than the segment, then blocks past its end
+    /// are an `UnexpectedEof` error). Every block must lie inside the segment and be at least
+    /// two lengths long, and the walk stops with an error after more blocks than can fit (a
     /// cycle).
     pub fn free_list(&self, data: &Cursor<'_>) -> Result<Vec<FreeBlock>> {
         let sizes = data.sizes();
         let l = sizes.length as u64;
-        let seg = self.data_segment_size.min(data.data().len() as u64);
-        let max_blocks = seg / (2 * l) + 1;
+        let seg = self.data_segment_size;
+        let available = data.data().len() as u64;
+        // Free blocks do not overlap and each is at least 2L long: more blocks than fit in
+        // the (available part of the) segment means the list loops.
+        let max_blocks = seg.min(available) / (2 * l) + 1;
         let mut out = Vec::new();
         let mut next = self.free_list_head;
         while let Some(off) = next {
@@ -114,7 +118,7 @@ impl LocalHeap {
                 "free block at offset {off} is outside the {seg}-byte data segment"
             );
             let mut c = Cursor::new(data.data(), data.base(), sizes).in_structure(FREE_LIST);
-            c.set_pos(off as usize)?;
+            c.set_pos(usize::try_from(off).unwrap_or(usize::MAX))?;
             let n = c.read_len_or_undef()?;
             let size = c.read_len()?;
             crate::ensure!(
