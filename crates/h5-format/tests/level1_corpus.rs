@@ -464,3 +464,41 @@ fn malformed_files_do_not_panic() {
         let _ = check_file(p, true);
     }
 }
+
+/// Files the reference library writes with the latest format (see
+/// `h5-oracle/c/level1_files.c`): every chunk index, paged array blocks, dense groups and
+/// attributes with indirect fractal heap blocks and huge objects, v2 B-trees with internal
+/// nodes, a shared message index, and persistent free-space managers of both clients.
+#[test]
+fn latest_format_structures_from_the_reference_library() {
+    let Some(exe) = h5_oracle::require("level1_files oracle", h5_oracle::c_program("level1_files"))
+    else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("h5-format-level1-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    let out =
+        h5_oracle::run(&exe, &[dir.to_str().expect("utf-8 path")], b"").expect("level1_files ran");
+    let names = String::from_utf8_lossy(&out).into_owned();
+    let mut totals: BTreeMap<&'static str, usize> = BTreeMap::new();
+    let mut failures = Vec::new();
+    for name in names.lines() {
+        let (fail, parsed) = check_file(&dir.join(name), false);
+        failures.extend(fail);
+        for (k, v) in parsed {
+            *totals.entry(k).or_default() += v;
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    eprintln!("parsed: {totals:?}");
+    assert!(failures.is_empty(), "{failures:#?}");
+    for s in [
+        "EAHD", "EAIB", "EASB", "EADB", "FAHD", "FADB", "BTHD", "BTIN", "BTLF", "FRHP", "FHIB",
+        "FHDB", "FSHD", "FSSE",
+    ] {
+        assert!(
+            totals.get(s).copied().unwrap_or(0) > 0,
+            "no {s} parsed: {totals:?}"
+        );
+    }
+}

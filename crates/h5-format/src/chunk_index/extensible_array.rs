@@ -416,8 +416,9 @@ pub struct SecondaryBlock {
     pub header: Addr,
     /// "Block Offset": index of the super block's first element.
     pub block_offset: u64,
-    /// "Page Bitmap" (empty when the data blocks are not paged): bit `d × pages + p` says
-    /// whether page `p` of data block `d` is initialized.
+    /// "Page Bitmap" (empty when the data blocks are not paged): one bitmask of
+    /// `ceil(pages / 8)` bytes per data block; bit `p` of data block `d`'s mask says whether
+    /// its page `p` is initialized.
     pub page_bitmap: Vec<u8>,
     /// "Data Block Addresses".
     pub data_blocks: Vec<Addr>,
@@ -447,10 +448,10 @@ impl SecondaryBlock {
         let block_offset = c.read_uint(g.offset_size)?;
         let pages = g.pages_per_data_block(super_block);
         let page_bitmap = if pages > 0 {
+            // One byte-aligned bitmask per data block (`dblk_page_init_size`).
             let n = sb
                 .data_blocks
-                .checked_mul(pages)
-                .map(|n| n.div_ceil(8))
+                .checked_mul(pages.div_ceil(8))
                 .unwrap_or(u64::MAX);
             let n = check_count(c, n, 1, u64::MAX, "page bitmap")?;
             c.read_bytes(n)?.to_vec()
@@ -490,11 +491,10 @@ impl SecondaryBlock {
 
     /// Whether page `page` of data block `data_block` is initialized (`pages` per block).
     pub fn page_initialized(&self, data_block: usize, page: usize, pages: u64) -> bool {
+        let mask_bits = pages.div_ceil(8).saturating_mul(8) as usize;
         super::bitmap_get(
             &self.page_bitmap,
-            data_block
-                .saturating_mul(pages as usize)
-                .saturating_add(page),
+            data_block.saturating_mul(mask_bits).saturating_add(page),
         )
     }
 }

@@ -142,16 +142,17 @@ fn index_block_round_trip() {
 fn secondary_and_paged_data_blocks() {
     let h = header();
     let g = h.geometry().unwrap();
-    // Super block 4: 4 data blocks of 64 elements, 2 pages each: 8 bits of bitmap.
+    // Super block 4: 4 data blocks of 64 elements, 2 pages each: one byte of bitmask per
+    // data block (the reference library's `dblk_page_init_size`).
     let sb = SecondaryBlock {
         header: Addr(0x800),
         block_offset: 240,
-        page_bitmap: vec![0b1100_0000],
+        page_bitmap: vec![0b1100_0000, 0, 0, 0],
         data_blocks: vec![Addr(0x5000), Addr::UNDEF, Addr::UNDEF, Addr::UNDEF],
     };
     let mut w = Writer::new(Sizes::DEFAULT);
     sb.encode(&mut w, &h);
-    assert_eq!(w.len(), 6 + 8 + 4 + 1 + 32 + 4);
+    assert_eq!(w.len(), 6 + 8 + 4 + 4 + 32 + 4);
     let back =
         SecondaryBlock::parse(&mut Cursor::new(w.as_slice(), 0, Sizes::DEFAULT), &h, 4).unwrap();
     assert_eq!(back, sb);
