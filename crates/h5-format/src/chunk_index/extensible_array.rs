@@ -449,10 +449,7 @@ impl SecondaryBlock {
         let pages = g.pages_per_data_block(super_block);
         let page_bitmap = if pages > 0 {
             // One byte-aligned bitmask per data block (`dblk_page_init_size`).
-            let n = sb
-                .data_blocks
-                .checked_mul(pages.div_ceil(8))
-                .unwrap_or(u64::MAX);
+            let n = sb.data_blocks.saturating_mul(pages.div_ceil(8));
             let n = check_count(c, n, 1, u64::MAX, "page bitmap")?;
             c.read_bytes(n)?.to_vec()
         } else {
