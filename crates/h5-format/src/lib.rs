@@ -8,10 +8,19 @@
 #![forbid(unsafe_code)]
 
 pub mod addr;
+mod bits;
+pub mod btree;
 pub mod checksum;
+pub mod chunk_index;
 pub mod cursor;
 pub mod error;
+pub mod free_space;
+pub mod heap;
 pub mod limits;
+pub mod reference;
+pub mod selection;
+pub mod symbol_table;
+pub mod vds;
 
 // Level 0 and level 2 (format-a).
 pub mod driver_info;
