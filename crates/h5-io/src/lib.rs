@@ -1,2 +1,4 @@
 //! HDF5 files: groups, datasets, attributes, filters and selections.
 #![forbid(unsafe_code)]
+
+pub mod filter;
