@@ -3,3 +3,4 @@
 
 pub mod source;
 pub mod selection;
+pub mod filter;
