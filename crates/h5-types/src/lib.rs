@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 pub mod compose;
+pub mod convert;
 pub mod datatype;
 pub mod error;
 
