@@ -121,7 +121,8 @@ static hid_t parse_type(void) {
         bits |= (unsigned)(lsb << 1) | (unsigned)(msb << 2) | (unsigned)(inpad << 3);
         if (norm[0] == 'm') bits |= 1 << 4;
         if (norm[0] == 'i') bits |= 2 << 4;
-        msg[0] = (1 << 4) | 1;
+        /* VAX order exists from datatype message version 3 on. */
+        msg[0] = (unsigned char)(((bits & 0x40) ? 3 : 1) << 4) | 1;
         msg[1] = (unsigned char)(bits & 0xff);
         msg[2] = (unsigned char)spos;
         put32(msg + 4, size);

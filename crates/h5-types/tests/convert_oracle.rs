@@ -5,6 +5,8 @@
 #[path = "support/oracle_convert.rs"]
 mod support;
 
+use h5_types as h5t;
+
 use h5_types::{ByteOrder, Datatype, FloatType, IntegerType, Sign};
 use support::{compare, floats, oracle, values, Job, Rng};
 

@@ -636,7 +636,11 @@ impl Kernel for FloatGeneral {
         let mut denormalized = false;
         let mut msize: usize = 0;
         let mut bitno: isize = 0;
-        'elements: for i in 0..n {
+        // The reference library walks a contiguous buffer backwards when the destination is
+        // wider (it converts in place), which matters here because of the state above.
+        let backwards = ss == ssize && ds == dsize && dsize > ssize;
+        'elements: for k in 0..n {
+            let i = if backwards { n - 1 - k } else { k };
             let se = &src[i * ss..i * ss + ssize];
             s[..ssize].copy_from_slice(se);
             s[ssize..].fill(0);
@@ -965,6 +969,14 @@ impl Kernel for FloatIntGeneral {
         let mut d = vec![0u8; dsize + SLACK];
         let mut mant = vec![0u8; sm / 8 + 2];
         let mut ib = vec![0u8; nbits / 8];
+        // The reference library negates within a scratch integer of 2^esize / 8 + 1 bytes
+        // and reads zeros above it.
+        let hbits = if sf.exp_size < 24 {
+            8 * ((1usize << sf.exp_size) / 8 + 1)
+        } else {
+            usize::MAX
+        };
+        let neg_bits = hbits.min(nbits);
         let cb = ctx.has_cb();
         'elements: for i in 0..n {
             let se = &src[i * ss..i * ss + ssize];
@@ -1098,8 +1110,8 @@ impl Kernel for FloatIntGeneral {
                     }
                     IntFill::Negated => {
                         materialize(&mut ib, &mant);
-                        bits::dec(&mut ib, 0, nbits);
-                        bits::neg(&mut ib, 0, nbits);
+                        bits::dec(&mut ib, 0, neg_bits);
+                        bits::neg(&mut ib, 0, neg_bits);
                         bits::copy(&mut d, doff, &ib, 0, dprec - 1);
                         bits::put(&mut d, doff + dprec - 1, true);
                     }

@@ -2,8 +2,9 @@
 //! generating test values, and running batches of jobs through the oracle and the engine.
 #![allow(dead_code)]
 
-use h5_types::convert::{Action, ConversionOptions, Converter};
-use h5_types::{ByteOrder, Datatype, Norm, Pad, Sign, StrPad, StringSize};
+// The including module names the datatype crate `h5t` (the crate itself in unit tests).
+use super::h5t::convert::{Action, ConversionOptions, Converter};
+use super::h5t::{ByteOrder, CharSet, Datatype, Norm, Pad, Sign, StrPad, StringSize};
 
 /// The oracle's line description of a type (see `crates/h5-oracle/c/convert.c`).
 pub fn describe(t: &Datatype) -> String {
@@ -86,11 +87,7 @@ pub fn describe(t: &Datatype) -> String {
                 StrPad::NullPad => "p",
                 StrPad::SpacePad => "s",
             },
-            if s.cset() == h5_types::CharSet::Utf8 {
-                "u"
-            } else {
-                "a"
-            }
+            if s.cset() == CharSet::Utf8 { "u" } else { "a" }
         ),
         Datatype::Opaque(o) => format!("o {} {}", o.size(), o.tag()),
         Datatype::Enum(e) => {
