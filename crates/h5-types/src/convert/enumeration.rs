@@ -4,7 +4,7 @@
 //! is no path). A source value that is no member's value raises `RangeHi`; the default
 //! action sets every byte of the destination element to `0xff`.
 
-use super::except::{Action, Ctx, ExceptionKind};
+use super::except::{Action, Ctx, ExceptionKind, Special};
 use super::Kernel;
 use crate::{EnumType, Result};
 
@@ -53,7 +53,9 @@ impl Kernel for EnumPlan {
             match self.map.binary_search_by(|(k, _)| k.as_slice().cmp(se)) {
                 Ok(j) => de.copy_from_slice(&self.map[j].1),
                 Err(_) => {
-                    if ctx.raise(ExceptionKind::RangeHi, i, se, de, false)? == Action::Unhandled {
+                    if ctx.raise(ExceptionKind::RangeHi, i, se, de, Special::None)?
+                        == Action::Unhandled
+                    {
                         de.fill(0xff);
                     }
                 }

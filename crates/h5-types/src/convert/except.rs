@@ -162,6 +162,28 @@ impl ConversionReport {
     }
 }
 
+/// What the source value of an exception is, when the exception's kind does not say it
+/// (the reference library's hardware paths report a NaN cast to an integer as a
+/// truncation, and an infinity cast to a narrower float as out of range).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Special {
+    None,
+    NaN,
+    Inf,
+}
+
+impl Special {
+    pub(crate) fn of(x: f64) -> Special {
+        if x.is_nan() {
+            Special::NaN
+        } else if x.is_infinite() {
+            Special::Inf
+        } else {
+            Special::None
+        }
+    }
+}
+
 /// The state a conversion carries through its kernels: the options, the counts, and how
 /// element numbers of a nested conversion map to outer elements.
 pub(crate) struct Ctx<'o, 'h> {
@@ -223,8 +245,8 @@ impl<'o, 'h> Ctx<'o, 'h> {
 
     /// Raise one exception for element `i`: count it, record a netCDF range error, and ask
     /// the handler. `src` is the source element in its own byte order; `dst` the destination
-    /// element the handler may write. `nan_source` marks a NaN reported under another kind
-    /// (the reference library's hardware path reports NaN to integer as a truncation).
+    /// element the handler may write. `special` marks a NaN or infinity reported under
+    /// another kind.
     #[cold]
     pub(crate) fn raise(
         &mut self,
@@ -232,15 +254,18 @@ impl<'o, 'h> Ctx<'o, 'h> {
         i: usize,
         src: &[u8],
         dst: &mut [u8],
-        nan_source: bool,
+        special: Special,
     ) -> Result<Action> {
         self.report.counts[kind.index()] += 1;
         let index = self.outer_index(i);
         if self.policy == Policy::NetCdf {
             let out_of_range = match kind {
-                ExceptionKind::RangeHi | ExceptionKind::RangeLow => true,
+                // An infinity stays an infinity in a float destination.
+                ExceptionKind::RangeHi | ExceptionKind::RangeLow => {
+                    special != Special::Inf || self.dst_int
+                }
                 ExceptionKind::PosInf | ExceptionKind::NegInf | ExceptionKind::NaN => self.dst_int,
-                ExceptionKind::Truncate => nan_source,
+                ExceptionKind::Truncate => special == Special::NaN,
                 ExceptionKind::Precision => false,
             };
             if out_of_range && self.report.range_errors.last() != Some(&index) {

@@ -15,7 +15,7 @@
 //!   their quirks (see the module documentation of `convert`).
 
 use super::bits::{self, Dir};
-use super::except::{Action, Ctx, ExceptionKind};
+use super::except::{Action, Ctx, ExceptionKind, Special};
 use super::int::{loader, storer, StdInt};
 use super::Kernel;
 use crate::{ByteOrder, Error, ErrorKind, FloatType, IntegerType, Norm, Pad, Result};
@@ -243,7 +243,7 @@ impl Kernel for HardFloatFloat {
                         continue;
                     };
                     let d = &mut dst[i * ds..i * ds + 4];
-                    if ctx.raise(kind, i, s, d, false)? == Action::Unhandled {
+                    if ctx.raise(kind, i, s, d, Special::of(x))? == Action::Unhandled {
                         d.copy_from_slice(&conv(x).to_le_bytes());
                     }
                 }
@@ -303,7 +303,8 @@ impl Kernel for HardIntFloat {
                     (127 - raw.leading_zeros(), raw.trailing_zeros())
                 };
                 if hi - lo >= dprec
-                    && ctx.raise(ExceptionKind::Precision, i, se, de, false)? == Action::Handled
+                    && ctx.raise(ExceptionKind::Precision, i, se, de, Special::None)?
+                        == Action::Handled
                 {
                     continue;
                 }
@@ -402,7 +403,7 @@ impl Kernel for HardFloatInt {
                     }
                 };
                 if let Some(kind) = kind {
-                    if ctx.raise(kind, i, se, de, x.is_nan())? == Action::Handled {
+                    if ctx.raise(kind, i, se, de, Special::of(x))? == Action::Handled {
                         continue;
                     }
                 }
@@ -469,7 +470,7 @@ impl Kernel for SoftIntFloat {
             let mag = v.unsigned_abs();
             if mag != 0
                 && 127 - mag.leading_zeros() > msize
-                && ctx.raise(ExceptionKind::Precision, i, se, de, false)? == Action::Handled
+                && ctx.raise(ExceptionKind::Precision, i, se, de, Special::None)? == Action::Handled
             {
                 continue;
             }
@@ -571,7 +572,7 @@ impl Kernel for SoftFloatInt {
                 }
             };
             if let Some(kind) = kind {
-                if ctx.raise(kind, i, se, de, false)? == Action::Handled {
+                if ctx.raise(kind, i, se, de, Special::None)? == Action::Handled {
                     continue;
                 }
             }
@@ -669,7 +670,7 @@ impl Kernel for FloatGeneral {
             if let Some(kind) = special {
                 if let Some(kind) = kind {
                     let de = &mut dst[i * ds..i * ds + dsize];
-                    if ctx.raise(kind, i, se, de, false)? == Action::Handled {
+                    if ctx.raise(kind, i, se, de, Special::None)? == Action::Handled {
                         continue 'elements;
                     }
                 }
@@ -734,7 +735,9 @@ impl Kernel for FloatGeneral {
                     denormalized = true;
                 } else if expo >= expo_max {
                     let de = &mut dst[i * ds..i * ds + dsize];
-                    if ctx.raise(ExceptionKind::RangeHi, i, se, de, false)? == Action::Handled {
+                    if ctx.raise(ExceptionKind::RangeHi, i, se, de, Special::None)?
+                        == Action::Handled
+                    {
                         continue 'elements;
                     }
                     expo = expo_max;
@@ -788,7 +791,9 @@ impl Kernel for FloatGeneral {
                     expo += 1;
                     if expo >= expo_max {
                         let de = &mut dst[i * ds..i * ds + dsize];
-                        if ctx.raise(ExceptionKind::RangeHi, i, se, de, false)? == Action::Handled {
+                        if ctx.raise(ExceptionKind::RangeHi, i, se, de, Special::None)?
+                            == Action::Handled
+                        {
                             continue 'elements;
                         }
                         expo = expo_max;
@@ -887,7 +892,9 @@ impl Kernel for IntFloatGeneral {
                 }
                 if first > dm {
                     let de = &mut dst[i * ds..i * ds + dsize];
-                    if ctx.raise(ExceptionKind::Precision, i, se, de, false)? == Action::Handled {
+                    if ctx.raise(ExceptionKind::Precision, i, se, de, Special::None)?
+                        == Action::Handled
+                    {
                         continue 'elements;
                     }
                     let cut = first - dm;
@@ -912,7 +919,9 @@ impl Kernel for IntFloatGeneral {
                 if expo > expo_max {
                     let de = &mut dst[i * ds..i * ds + dsize];
                     if ctx.has_cb() {
-                        if ctx.raise(ExceptionKind::RangeHi, i, se, de, false)? == Action::Handled {
+                        if ctx.raise(ExceptionKind::RangeHi, i, se, de, Special::None)?
+                            == Action::Handled
+                        {
                             continue 'elements;
                         }
                         // With a handler that leaves the default, the reference library
@@ -1007,7 +1016,7 @@ impl Kernel for FloatIntGeneral {
             if let Some(kind) = special {
                 if let Some(kind) = kind {
                     let de = &mut dst[i * ds..i * ds + dsize];
-                    if ctx.raise(kind, i, se, de, false)? == Action::Handled {
+                    if ctx.raise(kind, i, se, de, Special::None)? == Action::Handled {
                         continue 'elements;
                     }
                     match kind {
@@ -1095,7 +1104,7 @@ impl Kernel for FloatIntGeneral {
                 }
                 if let Some(kind) = exc {
                     let de = &mut dst[i * ds..i * ds + dsize];
-                    if ctx.raise(kind, i, se, de, false)? == Action::Handled {
+                    if ctx.raise(kind, i, se, de, Special::None)? == Action::Handled {
                         continue 'elements;
                     }
                 }

@@ -7,7 +7,7 @@
 //! byte order) and a bit-level kernel serves every other layout, of any size.
 
 use super::bits::{self, Dir};
-use super::except::{Action, Ctx, ExceptionKind};
+use super::except::{Action, Ctx, ExceptionKind, Special};
 use super::Kernel;
 use crate::{BitfieldType, ByteOrder, IntegerType, Pad, Result};
 
@@ -211,7 +211,7 @@ impl Kernel for IntFast {
                 continue;
             };
             let de = &mut dst[i * ds..i * ds + d.size];
-            if ctx.raise(kind, i, se, de, false)? == Action::Unhandled {
+            if ctx.raise(kind, i, se, de, Special::None)? == Action::Unhandled {
                 st(de, v.clamp(min, max));
             }
         }
@@ -321,7 +321,7 @@ impl Kernel for IntGeneral {
             }
             if let Some((kind, fill)) = exc {
                 let de = &mut dst[i * ds..i * ds + da.size];
-                if ctx.raise(kind, i, se, de, false)? == Action::Handled {
+                if ctx.raise(kind, i, se, de, Special::None)? == Action::Handled {
                     continue 'elements;
                 }
                 fill.apply(&mut d, doff, dp);
@@ -388,7 +388,7 @@ impl Kernel for BitGeneral {
             d.fill(0);
             if sa.precision > da.precision {
                 let de = &mut dst[i * ds..i * ds + da.size];
-                if ctx.raise(ExceptionKind::RangeHi, i, se, de, false)? == Action::Handled {
+                if ctx.raise(ExceptionKind::RangeHi, i, se, de, Special::None)? == Action::Handled {
                     continue;
                 }
                 bits::copy(&mut d, da.offset, &s, sa.offset, da.precision);

@@ -427,3 +427,374 @@ fn compounds_and_arrays_match_reference() {
     jobs.extend(both(&arr_src, &other, vec![0; 12], None));
     check_against_oracle_errors(&jobs, 2);
 }
+
+/// One or two sample types of every class.
+fn samples() -> Vec<Datatype> {
+    let mut e = EnumType::new(IntegerType::new(1, LE, Sign::None));
+    e.insert("A", 1).unwrap();
+    e.insert("B", 2).unwrap();
+    let mut e2 = EnumType::new(IntegerType::new(2, BE, Sign::TwosComplement));
+    e2.insert("B", -2).unwrap();
+    e2.insert("A", 5).unwrap();
+    e2.insert("C", 7).unwrap();
+    vec![
+        i32le(),
+        IntegerType::new(2, BE, Sign::None).into(),
+        f64be(),
+        f16(),
+        TimeType::new(4, LE, 32).into(),
+        TimeType::new(8, LE, 64).into(),
+        StringType::fixed(8, StrPad::NullTerm, CharSet::Ascii).into(),
+        StringType::variable(StrPad::NullTerm, CharSet::Ascii).into(),
+        BitfieldType::new(2, LE).into(),
+        BitfieldType::new(4, BE).into(),
+        OpaqueType::new(4, "tag").unwrap().into(),
+        OpaqueType::new(4, "other").unwrap().into(),
+        compound(8, vec![("x", 0, i32le()), ("y", 4, f32le())]),
+        compound(16, vec![("y", 0, f64le()), ("z", 8, u8le())]),
+        ReferenceType::new(ReferenceKind::Object).into(),
+        ReferenceType::new(ReferenceKind::DatasetRegion).into(),
+        e.into(),
+        e2.into(),
+        VarLenType::new(i32le()).into(),
+        VarLenType::new(f64be()).into(),
+        ArrayType::new(i32le(), &[3]).unwrap().into(),
+        ArrayType::new(f32le(), &[3]).unwrap().into(),
+        ComplexType::new(FloatType::ieee(4, LE, 8, 23)).into(),
+        ComplexType::new(FloatType::ieee(8, BE, 11, 52)).into(),
+    ]
+}
+
+/// Whether a conversion between different types of these classes exists.
+fn class_pair_converts(s: Class, d: Class) -> bool {
+    use Class::*;
+    matches!(
+        (s, d),
+        (Integer | Float, Integer | Float)
+            | (Enum, Enum | Integer | Float)
+            | (String, String)
+            | (Bitfield, Bitfield)
+            | (Compound, Compound)
+            | (Array, Array)
+            | (VarLen, VarLen)
+            | (Complex, Complex)
+    )
+}
+
+#[test]
+fn can_convert_and_convert_agree_for_every_pair_of_classes() {
+    let types = samples();
+    let mut classes_seen = std::collections::BTreeSet::new();
+    for s in &types {
+        for d in &types {
+            classes_seen.insert((s.class(), d.class()));
+            let can = can_convert(s, d);
+            let conv = Converter::new(s, d);
+            assert_eq!(can, conv.is_ok(), "{s:?} -> {d:?}");
+            let names_subset = match (s, d) {
+                (Datatype::Enum(a), Datatype::Enum(b)) => a
+                    .members()
+                    .iter()
+                    .all(|m| b.members().iter().any(|n| n.name() == m.name())),
+                _ => true,
+            };
+            let expected = s == d || (class_pair_converts(s.class(), d.class()) && names_subset);
+            assert_eq!(
+                can,
+                expected,
+                "can_convert({:?} -> {:?})",
+                s.class(),
+                d.class()
+            );
+            match conv {
+                Ok(conv) => {
+                    // A zero buffer is valid for every type (null variable-length handles).
+                    let n = 3;
+                    let input = vec![0u8; n * s.size()];
+                    let mut out = vec![0u8; n * d.size()];
+                    let mut heap = VarLenHeap::new();
+                    let mut opts = ConversionOptions::new().with_heap(&mut heap);
+                    conv.convert(&input, &mut out, n, &mut opts)
+                        .unwrap_or_else(|e| panic!("{s:?} -> {d:?}: {e}"));
+                }
+                Err(e) => {
+                    assert_eq!(e.kind(), ErrorKind::NoConversionPath);
+                    let msg = e.to_string();
+                    assert!(
+                        msg.contains(&plan::describe(s)),
+                        "{msg} does not name the source"
+                    );
+                    assert!(
+                        msg.contains(&plan::describe(d)),
+                        "{msg} does not name the destination"
+                    );
+                }
+            }
+        }
+    }
+    assert_eq!(
+        classes_seen.len(),
+        12 * 12,
+        "every pair of the twelve classes"
+    );
+}
+
+fn f64s(xs: &[f64]) -> Vec<u8> {
+    xs.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+#[test]
+fn netcdf_policy_reports_out_of_range_elements_and_converts_the_rest() {
+    let conv = Converter::new(&f64le(), &u8le()).unwrap();
+    let input = f64s(&[1.5, 300.0, -1.0, f64::NAN, 2.9, f64::INFINITY, 255.0]);
+    let mut out = [7u8; 7];
+    let mut opts = ConversionOptions::netcdf();
+    let err = conv.convert(&input, &mut out, 7, &mut opts).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::ConversionException);
+    assert!(err.to_string().contains("[1, 2, 3, 5]"), "{err}");
+    assert_eq!(opts.report.range_errors, vec![1, 2, 3, 5]);
+    // Truncation toward zero; out-of-range elements hold the clamped default.
+    assert_eq!(out, [1, 255, 0, 0, 2, 255, 255]);
+
+    // The same through the general (software) path: big-endian source.
+    let conv = Converter::new(
+        &f64be(),
+        &IntegerType::new(2, BE, Sign::TwosComplement).into(),
+    )
+    .unwrap();
+    let input: Vec<u8> = [f64::NAN, 40000.0, -7.9, f64::NEG_INFINITY]
+        .iter()
+        .flat_map(|x| x.to_be_bytes())
+        .collect();
+    let mut out = [0u8; 8];
+    let mut opts = ConversionOptions::netcdf();
+    assert!(conv.convert(&input, &mut out, 4, &mut opts).is_err());
+    assert_eq!(opts.report.range_errors, vec![0, 1, 3]);
+    assert_eq!(&out[4..6], &(-7i16).to_be_bytes());
+}
+
+#[test]
+fn netcdf_policy_ignores_precision_loss_and_float_specials() {
+    // Integer to float losing precision: not an error.
+    let conv = Converter::new(&i32le(), &f32le()).unwrap();
+    let mut out = [0u8; 4];
+    let mut opts = ConversionOptions::netcdf();
+    conv.convert(&16_777_217i32.to_le_bytes(), &mut out, 1, &mut opts)
+        .unwrap();
+    assert_eq!(f32::from_le_bytes(out), 16_777_216.0);
+    assert!(opts.report.count(ExceptionKind::Precision) > 0);
+    // Double to float: overflow is a range error, infinity and NaN are not.
+    let conv = Converter::new(&f64le(), &f32le()).unwrap();
+    let mut out = [0u8; 16];
+    let mut opts = ConversionOptions::netcdf();
+    let err = conv.convert(
+        &f64s(&[1e300, f64::INFINITY, f64::NAN, 0.1]),
+        &mut out,
+        4,
+        &mut opts,
+    );
+    assert!(err.is_err());
+    assert_eq!(opts.report.range_errors, vec![0]);
+    assert_eq!(f32::from_le_bytes(out[12..16].try_into().unwrap()), 0.1f32);
+}
+
+#[test]
+fn handler_can_handle_or_abort() {
+    let conv = Converter::new(&i32le(), &u8le()).unwrap();
+    let input: Vec<u8> = [5i32, 1000, -4]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    let mut seen = Vec::new();
+    let mut out = [0u8; 3];
+    {
+        let mut opts =
+            ConversionOptions::new().with_handler(|e: &Exception<'_>, dst: &mut [u8]| {
+                seen.push((e.kind, e.index, e.src.to_vec()));
+                if e.kind == ExceptionKind::RangeHi {
+                    dst[0] = 42;
+                    Action::Handled
+                } else {
+                    Action::Unhandled
+                }
+            });
+        conv.convert(&input, &mut out, 3, &mut opts).unwrap();
+        assert_eq!(opts.report.total(), 2);
+    }
+    assert_eq!(out, [5, 42, 0]);
+    assert_eq!(
+        seen,
+        vec![
+            (ExceptionKind::RangeHi, 1, 1000i32.to_le_bytes().to_vec()),
+            (ExceptionKind::RangeLow, 2, (-4i32).to_le_bytes().to_vec())
+        ]
+    );
+    let mut opts =
+        ConversionOptions::new().with_handler(|_: &Exception<'_>, _: &mut [u8]| Action::Abort);
+    let err = conv.convert(&input, &mut out, 3, &mut opts).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::ConversionException);
+}
+
+#[test]
+fn reference_defaults_clamp_and_count() {
+    let out = convert(
+        &i32le(),
+        &u8le(),
+        &[1, 0, 0, 0, 0, 1, 0, 0, 0xff, 0xff, 0xff, 0xff],
+    )
+    .unwrap();
+    assert_eq!(out, [1, 255, 0]);
+    // Enum value without a name: all bits set.
+    let src = enum_of(IntegerType::new(1, LE, Sign::None), &[("A", 1)]);
+    let dst = enum_of(IntegerType::new(2, LE, Sign::None), &[("A", 7)]);
+    assert_eq!(convert(&src, &dst, &[1, 3]).unwrap(), [7, 0, 0xff, 0xff]);
+    // String truncation keeps the terminator.
+    let s8: Datatype = StringType::fixed(8, StrPad::NullPad, CharSet::Ascii).into();
+    let s4: Datatype = StringType::fixed(4, StrPad::NullTerm, CharSet::Ascii).into();
+    assert_eq!(convert(&s8, &s4, b"abcdefgh").unwrap(), b"abc\0");
+}
+
+#[test]
+fn compound_members_absent_from_the_source_keep_the_background() {
+    let src = compound(8, vec![("a", 0, i32le()), ("gone", 4, i32le())]);
+    let dst = compound(
+        12,
+        vec![
+            ("kept", 0, f64le()),
+            ("a", 8, IntegerType::new(4, BE, Sign::TwosComplement).into()),
+        ],
+    );
+    let conv = Converter::new(&src, &dst).unwrap();
+    assert!(conv.needs_background());
+    let mut out = vec![0xabu8; 12];
+    conv.convert(
+        &[9, 0, 0, 0, 1, 1, 1, 1],
+        &mut out,
+        1,
+        &mut ConversionOptions::new(),
+    )
+    .unwrap();
+    assert_eq!(
+        out,
+        [0xab, 0xab, 0xab, 0xab, 0xab, 0xab, 0xab, 0xab, 0, 0, 0, 9]
+    );
+}
+
+#[test]
+fn variable_length_strings_and_sequences() {
+    let fixed: Datatype = StringType::fixed(6, StrPad::SpacePad, CharSet::Ascii).into();
+    let var: Datatype = StringType::variable(StrPad::NullTerm, CharSet::Ascii).into();
+    let short: Datatype = StringType::fixed(3, StrPad::NullTerm, CharSet::Ascii).into();
+    let mut heap = VarLenHeap::new();
+    let mut handles = vec![0u8; 2 * VLEN_STRING_MEMORY_SIZE];
+    {
+        let mut opts = ConversionOptions::new().with_heap(&mut heap);
+        Converter::new(&fixed, &var)
+            .unwrap()
+            .convert(b"hi    hello!", &mut handles, 2, &mut opts)
+            .unwrap();
+    }
+    assert_eq!(
+        heap.string_of(&handles[..VLEN_STRING_MEMORY_SIZE]).unwrap(),
+        b"hi"
+    );
+    assert_eq!(
+        heap.string_of(&handles[VLEN_STRING_MEMORY_SIZE..]).unwrap(),
+        b"hello!"
+    );
+    let mut back = [0u8; 6];
+    let mut opts = ConversionOptions::new().with_heap(&mut heap);
+    Converter::new(&var, &short)
+        .unwrap()
+        .convert(&handles, &mut back, 2, &mut opts)
+        .unwrap();
+    assert_eq!(&back, b"hi\0he\0");
+
+    // Sequences of big-endian i16 to little-endian f64, with a null (empty) sequence.
+    let src: Datatype =
+        VarLenType::new(IntegerType::new(2, BE, Sign::TwosComplement).into()).into();
+    let dst: Datatype = VarLenType::new(f64le()).into();
+    let mut heap = VarLenHeap::new();
+    let mut input = Vec::new();
+    input.extend(heap.sequence_element(
+        3,
+        [1i16, 2, -3].iter().flat_map(|x| x.to_be_bytes()).collect(),
+    ));
+    input.extend([0u8; VLEN_MEMORY_SIZE]);
+    let mut out = vec![0u8; 2 * VLEN_MEMORY_SIZE];
+    {
+        let mut opts = ConversionOptions::new().with_heap(&mut heap);
+        Converter::new(&src, &dst)
+            .unwrap()
+            .convert(&input, &mut out, 2, &mut opts)
+            .unwrap();
+    }
+    let (count, bytes) = heap.sequence_of(&out[..VLEN_MEMORY_SIZE]).unwrap();
+    assert_eq!(count, 3);
+    let vals: Vec<f64> = bytes
+        .chunks(8)
+        .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(vals, [1.0, 2.0, -3.0]);
+    assert_eq!(
+        heap.sequence_of(&out[VLEN_MEMORY_SIZE..]).unwrap(),
+        (0, &[][..])
+    );
+
+    // Without a heap, variable-length data cannot be converted.
+    let err = Converter::new(&src, &dst).unwrap().convert(
+        &input,
+        &mut out,
+        2,
+        &mut ConversionOptions::new(),
+    );
+    assert_eq!(err.unwrap_err().kind(), ErrorKind::InvalidArgument);
+}
+
+#[test]
+fn buffers_too_small_are_errors() {
+    let conv = Converter::new(&i32le(), &f64le()).unwrap();
+    let mut out = [0u8; 8];
+    let e = conv
+        .convert(&[0; 4], &mut out, 2, &mut ConversionOptions::new())
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::BufferSize);
+    let e = conv
+        .convert(&[0; 8], &mut out, 2, &mut ConversionOptions::new())
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::BufferSize);
+    assert_eq!(
+        convert(&i32le(), &f64le(), &[0; 5]).unwrap_err().kind(),
+        ErrorKind::BufferSize
+    );
+}
+
+#[test]
+fn byte_swaps_ignore_sign_and_precision_like_the_reference() {
+    // Same size, opposite orders: a plain byte swap, as the reference library does it.
+    let i32be: Datatype = IntegerType::new(4, BE, Sign::TwosComplement).into();
+    let u32le: Datatype = IntegerType::new(4, LE, Sign::None).into();
+    assert_eq!(
+        convert(&i32be, &u32le, &[0xff, 0xff, 0xff, 0xfe]).unwrap(),
+        [0xfe, 0xff, 0xff, 0xff]
+    );
+    // A different size clamps.
+    let u16le: Datatype = IntegerType::new(2, LE, Sign::None).into();
+    assert_eq!(
+        convert(&i32be, &u16le, &[0xff, 0xff, 0xff, 0xfe]).unwrap(),
+        [0, 0]
+    );
+}
+
+#[test]
+fn wide_integers_up_to_1024_bits() {
+    // 128-byte integers convert bit by bit (the reference library stops at 64 bytes).
+    let wide: Datatype = IntegerType::new(128, BE, Sign::TwosComplement).into();
+    let mut v = vec![0xffu8; 128];
+    v[127] = 0xfe; // -2
+    assert_eq!(convert(&wide, &i32le(), &v).unwrap(), (-2i32).to_le_bytes());
+    let back = convert(&i32le(), &wide, &(-2i32).to_le_bytes()).unwrap();
+    assert_eq!(back, v);
+    let f = convert(&wide, &f64le(), &v).unwrap();
+    assert_eq!(f64::from_le_bytes(f.try_into().unwrap()), -2.0);
+}
