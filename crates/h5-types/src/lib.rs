@@ -9,6 +9,7 @@
 #[cfg(feature = "arbitrary")]
 pub mod arbitrary;
 pub mod compose;
+pub mod convert;
 pub mod datatype;
 pub mod ddl;
 pub mod error;

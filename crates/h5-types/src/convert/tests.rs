@@ -1,0 +1,800 @@
+//! Unit tests of the conversion engine, and differential tests of custom layouts (built
+//! with struct literals) against the reference library.
+
+#[path = "../../tests/support/oracle_convert.rs"]
+mod support;
+
+use crate as h5t;
+
+use super::*;
+use crate::*;
+use support::{compare, oracle, values, Job, Rng};
+
+fn int(
+    size: usize,
+    order: ByteOrder,
+    sign: Sign,
+    precision: usize,
+    offset: usize,
+    pads: (Pad, Pad),
+) -> Datatype {
+    Datatype::Integer(IntegerType {
+        atomic: Atomic {
+            size,
+            order,
+            precision,
+            offset,
+            lsb_pad: pads.0,
+            msb_pad: pads.1,
+        },
+        sign,
+    })
+}
+
+/// A float whose mantissa sits at bit `offset`, the exponent right above it and the sign
+/// on top, in `size` bytes.
+#[allow(clippy::too_many_arguments)]
+fn float(
+    size: usize,
+    order: ByteOrder,
+    offset: usize,
+    esize: usize,
+    msize: usize,
+    bias: u64,
+    norm: Norm,
+    pads: (Pad, Pad),
+) -> Datatype {
+    Datatype::Float(FloatType {
+        atomic: Atomic {
+            size,
+            order,
+            precision: 1 + esize + msize,
+            offset,
+            lsb_pad: pads.0,
+            msb_pad: pads.1,
+        },
+        sign_pos: offset + esize + msize,
+        exp_pos: offset + msize,
+        exp_size: esize,
+        mant_pos: offset,
+        mant_size: msize,
+        exp_bias: bias,
+        norm,
+        inpad: Pad::Zero,
+    })
+}
+
+const LE: ByteOrder = ByteOrder::LittleEndian;
+const BE: ByteOrder = ByteOrder::BigEndian;
+const Z: (Pad, Pad) = (Pad::Zero, Pad::Zero);
+
+fn f16() -> Datatype {
+    FloatType::ieee(2, LE, 5, 10).into()
+}
+fn bf16() -> Datatype {
+    FloatType::ieee(2, LE, 8, 7).into()
+}
+fn e4m3() -> Datatype {
+    float(1, LE, 0, 4, 3, 7, Norm::Implied, Z)
+}
+fn e5m2() -> Datatype {
+    float(1, LE, 0, 5, 2, 15, Norm::Implied, Z)
+}
+fn f32le() -> Datatype {
+    FloatType::ieee(4, LE, 8, 23).into()
+}
+fn f64le() -> Datatype {
+    FloatType::ieee(8, LE, 11, 52).into()
+}
+fn f64be() -> Datatype {
+    FloatType::ieee(8, BE, 11, 52).into()
+}
+fn i32le() -> Datatype {
+    IntegerType::new(4, LE, Sign::TwosComplement).into()
+}
+fn u8le() -> Datatype {
+    IntegerType::new(1, LE, Sign::None).into()
+}
+
+fn random_int(rng: &mut Rng) -> Datatype {
+    let size = 1 + rng.below(12) as usize;
+    let precision = 1 + rng.below(8 * size as u64) as usize;
+    let offset = rng.below((8 * size - precision + 1) as u64) as usize;
+    let pad = |r: &mut Rng| if r.bit() { Pad::One } else { Pad::Zero };
+    let pads = (pad(rng), pad(rng));
+    let order = if rng.bit() { LE } else { BE };
+    let sign = if rng.bit() {
+        Sign::TwosComplement
+    } else {
+        Sign::None
+    };
+    // Precision 1 signed integers are degenerate; keep at least two bits for them.
+    let precision = if sign == Sign::TwosComplement {
+        precision.max(2.min(8 * size))
+    } else {
+        precision
+    };
+    let offset = offset.min(8 * size - precision);
+    int(size, order, sign, precision, offset, pads)
+}
+
+fn random_float(rng: &mut Rng) -> Datatype {
+    match rng.below(8) {
+        0 => f16(),
+        1 => bf16(),
+        2 => e4m3(),
+        3 => e5m2(),
+        4 => {
+            // VAX-order f32/f64 layouts
+            let wide = rng.bit();
+            if wide {
+                Datatype::Float(FloatType::ieee(8, ByteOrder::Vax, 11, 52))
+            } else {
+                Datatype::Float(FloatType::ieee(4, ByteOrder::Vax, 8, 23))
+            }
+        }
+        _ => {
+            let esize = 2 + rng.below(10) as usize;
+            let msize = 1 + rng.below(40) as usize;
+            let bits = 1 + esize + msize;
+            let size = bits.div_ceil(8) + rng.below(2) as usize;
+            let offset = rng.below((8 * size - bits + 1) as u64) as usize;
+            let bias = if rng.below(4) == 0 {
+                rng.below(1 << (esize - 1))
+            } else {
+                (1u64 << (esize - 1)) - 1
+            };
+            let norm = if rng.below(5) == 0 {
+                Norm::None
+            } else {
+                Norm::Implied
+            };
+            let pad = |r: &mut Rng| if r.bit() { Pad::One } else { Pad::Zero };
+            let pads = (pad(rng), pad(rng));
+            let order = if rng.bit() { LE } else { BE };
+            float(size, order, offset, esize, msize, bias, norm, pads)
+        }
+    }
+}
+
+fn jobs_for(pairs: &[(Datatype, Datatype)], rng: &mut Rng, count: usize) -> Vec<Job> {
+    let mut jobs = Vec::new();
+    for (s, d) in pairs {
+        let input = values(s, count, rng);
+        for cb in [true, false] {
+            jobs.push(Job {
+                src: s.clone(),
+                dst: d.clone(),
+                n: count,
+                input: input.clone(),
+                cb,
+                bkg: None,
+            });
+        }
+    }
+    jobs
+}
+
+/// Compare engine and oracle on every job, and check that exactly `errors` jobs have no
+/// conversion path (in both).
+fn check_against_oracle_errors(jobs: &[Job], errors: usize) {
+    let Some(expected) = oracle(jobs) else { return };
+    let failed = expected
+        .iter()
+        .filter(|o| **o == support::Outcome::Err)
+        .count();
+    assert_eq!(
+        failed,
+        errors,
+        "the reference library failed {failed} of {} jobs",
+        jobs.len()
+    );
+    let bad = compare(jobs, &expected);
+    assert!(
+        bad.is_empty(),
+        "{} of {} jobs differ:\n{}",
+        bad.len(),
+        jobs.len(),
+        bad.iter().take(12).cloned().collect::<Vec<_>>().join("\n")
+    );
+}
+
+fn check_against_oracle(jobs: &[Job]) {
+    check_against_oracle_errors(jobs, 0)
+}
+
+#[test]
+fn custom_integer_layouts_match_reference() {
+    let mut rng = Rng(0x1001);
+    let mut pairs = Vec::new();
+    for _ in 0..300 {
+        pairs.push((random_int(&mut rng), random_int(&mut rng)));
+    }
+    // Standard types against custom ones.
+    for _ in 0..40 {
+        pairs.push((i32le(), random_int(&mut rng)));
+        pairs.push((random_int(&mut rng), u8le()));
+    }
+    check_against_oracle(&jobs_for(&pairs, &mut rng, 80));
+}
+
+#[test]
+fn custom_float_layouts_match_reference() {
+    let mut rng = Rng(0x2002);
+    let mut pairs = Vec::new();
+    let named = [f16(), bf16(), e4m3(), e5m2(), f32le(), f64le(), f64be()];
+    for a in &named {
+        for b in &named {
+            pairs.push((a.clone(), b.clone()));
+        }
+    }
+    for _ in 0..250 {
+        pairs.push((random_float(&mut rng), random_float(&mut rng)));
+    }
+    for _ in 0..40 {
+        pairs.push((f64le(), random_float(&mut rng)));
+        pairs.push((random_float(&mut rng), f32le()));
+    }
+    check_against_oracle(&jobs_for(&pairs, &mut rng, 100));
+}
+
+#[test]
+fn custom_int_float_layouts_match_reference() {
+    let mut rng = Rng(0x3003);
+    let mut pairs = Vec::new();
+    for _ in 0..200 {
+        // The reference library's integer-to-float path overruns a 64-bit stack variable
+        // when more than 65 bits below the mantissa are dropped: skip those pairs.
+        let (i, f) = loop {
+            let (i, f) = (random_int(&mut rng), random_float(&mut rng));
+            if i.atomic().unwrap().precision() <= f.as_float().unwrap().mant_size() + 65 {
+                break (i, f);
+            }
+        };
+        pairs.push((i, f));
+        // The reference library's float-to-integer path overruns its buffer when the
+        // mantissa has more bits than 2^esize (its scratch integer size): skip those.
+        let f = loop {
+            let f = random_float(&mut rng);
+            let t = f.as_float().unwrap();
+            if t.mant_size() + 1 < 8 * ((1usize << t.exp_size()) / 8 + 1) {
+                break f;
+            }
+        };
+        pairs.push((f, random_int(&mut rng)));
+    }
+    for f in [f16(), bf16(), e4m3(), e5m2()] {
+        pairs.push((i32le(), f.clone()));
+        pairs.push((f.clone(), i32le()));
+        pairs.push((u8le(), f.clone()));
+        pairs.push((f, u8le()));
+    }
+    check_against_oracle(&jobs_for(&pairs, &mut rng, 100));
+}
+
+fn job(src: &Datatype, dst: &Datatype, input: Vec<u8>, cb: bool, bkg: Option<Vec<u8>>) -> Job {
+    let n = input.len() / src.size();
+    Job {
+        src: src.clone(),
+        dst: dst.clone(),
+        n,
+        input,
+        cb,
+        bkg,
+    }
+}
+
+fn both(src: &Datatype, dst: &Datatype, input: Vec<u8>, bkg: Option<Vec<u8>>) -> [Job; 2] {
+    [
+        job(src, dst, input.clone(), true, bkg.clone()),
+        job(src, dst, input, false, bkg),
+    ]
+}
+
+fn enum_of(base: IntegerType, members: &[(&str, i128)]) -> Datatype {
+    let mut e = EnumType::new(base);
+    for (n, v) in members {
+        e.insert(n, *v).unwrap();
+    }
+    e.into()
+}
+
+#[test]
+fn enums_match_reference() {
+    let i16be = IntegerType::new(2, BE, Sign::TwosComplement);
+    let u8t = IntegerType::new(1, LE, Sign::None);
+    let i32t = IntegerType::new(4, LE, Sign::TwosComplement);
+    let src = enum_of(i16be, &[("RED", -3), ("GREEN", 7), ("BLUE", 300)]);
+    let dst = enum_of(u8t, &[("BLUE", 1), ("RED", 2), ("GREEN", 3), ("EXTRA", 9)]);
+    let dst_wide = enum_of(i32t, &[("GREEN", -1), ("BLUE", 100_000), ("RED", 5)]);
+    let mut input = Vec::new();
+    for v in [-3i16, 7, 300, 5, -3, 0, 300, i16::MIN] {
+        input.extend(v.to_be_bytes());
+    }
+    let mut jobs = Vec::new();
+    jobs.extend(both(&src, &dst, input.clone(), None));
+    jobs.extend(both(&src, &dst_wide, input.clone(), None));
+    // To integers and floats through the base type.
+    jobs.extend(both(&src, &u8le(), input.clone(), None));
+    jobs.extend(both(&src, &i32le(), input.clone(), None));
+    jobs.extend(both(&src, &f32le(), input.clone(), None));
+    jobs.extend(both(&src, &f64be(), input.clone(), None));
+    // Not a subset by name: no path.
+    jobs.extend(both(&dst, &src, vec![1, 2, 3, 9], None));
+    check_against_oracle_errors(&jobs, 2);
+}
+
+#[test]
+fn strings_match_reference() {
+    let pads = [StrPad::NullTerm, StrPad::NullPad, StrPad::SpacePad];
+    let samples: [&[u8]; 6] = [b"hello", b"", b"a b  ", b"exactly8", b"x\0yz", b"  lead"];
+    let mut jobs = Vec::new();
+    for sp in pads {
+        for dp in pads {
+            for (ssz, dsz) in [(8, 8), (8, 3), (3, 8), (8, 1), (1, 5)] {
+                let s: Datatype = StringType::fixed(ssz, sp, CharSet::Ascii).into();
+                let d: Datatype = StringType::fixed(dsz, dp, CharSet::Ascii).into();
+                let mut input = Vec::new();
+                for t in samples {
+                    let mut e = vec![if sp == StrPad::SpacePad { b' ' } else { 0 }; ssz];
+                    let k = t.len().min(ssz);
+                    e[..k].copy_from_slice(&t[..k]);
+                    input.extend(e);
+                }
+                jobs.extend(both(&s, &d, input, None));
+            }
+        }
+    }
+    // Different character sets: no path.
+    let a: Datatype = StringType::fixed(4, StrPad::NullTerm, CharSet::Ascii).into();
+    let u: Datatype = StringType::fixed(4, StrPad::NullTerm, CharSet::Utf8).into();
+    jobs.extend(both(&a, &u, b"abc\0".to_vec(), None));
+    check_against_oracle_errors(&jobs, 2);
+}
+
+fn random_bitfield(rng: &mut Rng) -> Datatype {
+    match random_int(rng) {
+        Datatype::Integer(i) => Datatype::Bitfield(BitfieldType { atomic: i.atomic }),
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn bitfields_match_reference() {
+    let mut rng = Rng(0x4004);
+    let mut pairs = Vec::new();
+    for _ in 0..120 {
+        pairs.push((random_bitfield(&mut rng), random_bitfield(&mut rng)));
+    }
+    pairs.push((
+        BitfieldType::new(4, BE).into(),
+        BitfieldType::new(4, LE).into(),
+    ));
+    pairs.push((
+        BitfieldType::new(2, LE).into(),
+        BitfieldType::new(8, BE).into(),
+    ));
+    check_against_oracle(&jobs_for(&pairs, &mut rng, 40));
+}
+
+fn compound(size: usize, members: Vec<(&str, usize, Datatype)>) -> Datatype {
+    CompoundType::from_members(size, members).unwrap().into()
+}
+
+#[test]
+fn compounds_and_arrays_match_reference() {
+    let mut rng = Rng(0x5005);
+    let i16be: Datatype = IntegerType::new(2, BE, Sign::TwosComplement).into();
+    let inner_src = compound(12, vec![("p", 0, f64be()), ("q", 8, i16be.clone())]);
+    let inner_dst = compound(8, vec![("q", 0, i32le()), ("p", 4, f32le())]);
+    let arr_src: Datatype = ArrayType::new(i16be.clone(), &[2, 3]).unwrap().into();
+    let arr_dst: Datatype = ArrayType::new(f64le(), &[2, 3]).unwrap().into();
+    let src = compound(
+        40,
+        vec![
+            ("a", 0, i32le()),
+            ("b", 4, f64be()),
+            ("dropped", 12, u8le()),
+            ("in", 13, inner_src),
+            ("arr", 25, arr_src.clone()),
+        ],
+    );
+    // Reordered, a subset of the source plus a member of its own, nested, with gaps.
+    let dst = compound(
+        96,
+        vec![
+            ("arr", 0, arr_dst.clone()),
+            ("own", 48, f64le()),
+            ("b", 56, f32le()),
+            ("in", 60, inner_dst),
+            ("a", 72, IntegerType::new(1, LE, Sign::None).into()),
+        ],
+    );
+    let n = 40;
+    let input = values(
+        &IntegerType::new(1, LE, Sign::None).into(),
+        n * src.size(),
+        &mut rng,
+    );
+    let bkg: Vec<u8> = (0..n * dst.size()).map(|_| rng.next() as u8).collect();
+    let mut jobs = Vec::new();
+    jobs.extend(both(&src, &dst, input.clone(), Some(bkg)));
+    // Arrays on their own.
+    let arr_in = values(&i16be, 6 * 30, &mut rng);
+    jobs.extend(both(&arr_src, &arr_dst, arr_in, None));
+    // Arrays of different shapes: no path.
+    let other: Datatype = ArrayType::new(f64le(), &[3, 2]).unwrap().into();
+    jobs.extend(both(&arr_src, &other, vec![0; 12], None));
+    check_against_oracle_errors(&jobs, 2);
+}
+
+/// One or two sample types of every class.
+fn samples() -> Vec<Datatype> {
+    let mut e = EnumType::new(IntegerType::new(1, LE, Sign::None));
+    e.insert("A", 1).unwrap();
+    e.insert("B", 2).unwrap();
+    let mut e2 = EnumType::new(IntegerType::new(2, BE, Sign::TwosComplement));
+    e2.insert("B", -2).unwrap();
+    e2.insert("A", 5).unwrap();
+    e2.insert("C", 7).unwrap();
+    vec![
+        i32le(),
+        IntegerType::new(2, BE, Sign::None).into(),
+        f64be(),
+        f16(),
+        TimeType::new(4, LE, 32).into(),
+        TimeType::new(8, LE, 64).into(),
+        StringType::fixed(8, StrPad::NullTerm, CharSet::Ascii).into(),
+        StringType::variable(StrPad::NullTerm, CharSet::Ascii).into(),
+        BitfieldType::new(2, LE).into(),
+        BitfieldType::new(4, BE).into(),
+        OpaqueType::new(4, "tag").unwrap().into(),
+        OpaqueType::new(4, "other").unwrap().into(),
+        compound(8, vec![("x", 0, i32le()), ("y", 4, f32le())]),
+        compound(16, vec![("y", 0, f64le()), ("z", 8, u8le())]),
+        ReferenceType::new(ReferenceKind::Object).into(),
+        ReferenceType::new(ReferenceKind::DatasetRegion).into(),
+        e.into(),
+        e2.into(),
+        VarLenType::new(i32le()).into(),
+        VarLenType::new(f64be()).into(),
+        ArrayType::new(i32le(), &[3]).unwrap().into(),
+        ArrayType::new(f32le(), &[3]).unwrap().into(),
+        ComplexType::new(FloatType::ieee(4, LE, 8, 23)).into(),
+        ComplexType::new(FloatType::ieee(8, BE, 11, 52)).into(),
+    ]
+}
+
+/// Whether a conversion between different types of these classes exists.
+fn class_pair_converts(s: Class, d: Class) -> bool {
+    use Class::*;
+    matches!(
+        (s, d),
+        (Integer | Float, Integer | Float)
+            | (Enum, Enum | Integer | Float)
+            | (String, String)
+            | (Bitfield, Bitfield)
+            | (Compound, Compound)
+            | (Array, Array)
+            | (VarLen, VarLen)
+            | (Complex, Complex)
+    )
+}
+
+#[test]
+fn can_convert_and_convert_agree_for_every_pair_of_classes() {
+    let types = samples();
+    let mut classes_seen = std::collections::BTreeSet::new();
+    for s in &types {
+        for d in &types {
+            classes_seen.insert((s.class(), d.class()));
+            let can = can_convert(s, d);
+            let conv = Converter::new(s, d);
+            assert_eq!(can, conv.is_ok(), "{s:?} -> {d:?}");
+            let names_subset = match (s, d) {
+                (Datatype::Enum(a), Datatype::Enum(b)) => a
+                    .members()
+                    .iter()
+                    .all(|m| b.members().iter().any(|n| n.name() == m.name())),
+                _ => true,
+            };
+            let expected = s == d || (class_pair_converts(s.class(), d.class()) && names_subset);
+            assert_eq!(
+                can,
+                expected,
+                "can_convert({:?} -> {:?})",
+                s.class(),
+                d.class()
+            );
+            match conv {
+                Ok(conv) => {
+                    // A zero buffer is valid for every type (null variable-length handles).
+                    let n = 3;
+                    let input = vec![0u8; n * s.size()];
+                    let mut out = vec![0u8; n * d.size()];
+                    let mut heap = VarLenHeap::new();
+                    let mut opts = ConversionOptions::new().with_heap(&mut heap);
+                    conv.convert(&input, &mut out, n, &mut opts)
+                        .unwrap_or_else(|e| panic!("{s:?} -> {d:?}: {e}"));
+                }
+                Err(e) => {
+                    assert_eq!(e.kind(), ErrorKind::NoConversionPath);
+                    let msg = e.to_string();
+                    assert!(
+                        msg.contains(&plan::describe(s)),
+                        "{msg} does not name the source"
+                    );
+                    assert!(
+                        msg.contains(&plan::describe(d)),
+                        "{msg} does not name the destination"
+                    );
+                }
+            }
+        }
+    }
+    assert_eq!(
+        classes_seen.len(),
+        12 * 12,
+        "every pair of the twelve classes"
+    );
+}
+
+fn f64s(xs: &[f64]) -> Vec<u8> {
+    xs.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+#[test]
+fn netcdf_policy_reports_out_of_range_elements_and_converts_the_rest() {
+    let conv = Converter::new(&f64le(), &u8le()).unwrap();
+    let input = f64s(&[1.5, 300.0, -1.0, f64::NAN, 2.9, f64::INFINITY, 255.0]);
+    let mut out = [7u8; 7];
+    let mut opts = ConversionOptions::netcdf();
+    let err = conv.convert(&input, &mut out, 7, &mut opts).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::ConversionException);
+    assert!(err.to_string().contains("[1, 2, 3, 5]"), "{err}");
+    assert_eq!(opts.report.range_errors, vec![1, 2, 3, 5]);
+    // Truncation toward zero; out-of-range elements hold the clamped default.
+    assert_eq!(out, [1, 255, 0, 0, 2, 255, 255]);
+
+    // The same through the general (software) path: big-endian source.
+    let conv = Converter::new(
+        &f64be(),
+        &IntegerType::new(2, BE, Sign::TwosComplement).into(),
+    )
+    .unwrap();
+    let input: Vec<u8> = [f64::NAN, 40000.0, -7.9, f64::NEG_INFINITY]
+        .iter()
+        .flat_map(|x| x.to_be_bytes())
+        .collect();
+    let mut out = [0u8; 8];
+    let mut opts = ConversionOptions::netcdf();
+    assert!(conv.convert(&input, &mut out, 4, &mut opts).is_err());
+    assert_eq!(opts.report.range_errors, vec![0, 1, 3]);
+    assert_eq!(&out[4..6], &(-7i16).to_be_bytes());
+}
+
+#[test]
+fn netcdf_policy_ignores_precision_loss_and_float_specials() {
+    // Integer to float losing precision: not an error.
+    let conv = Converter::new(&i32le(), &f32le()).unwrap();
+    let mut out = [0u8; 4];
+    let mut opts = ConversionOptions::netcdf();
+    conv.convert(&16_777_217i32.to_le_bytes(), &mut out, 1, &mut opts)
+        .unwrap();
+    assert_eq!(f32::from_le_bytes(out), 16_777_216.0);
+    assert!(opts.report.count(ExceptionKind::Precision) > 0);
+    // Double to float: overflow is a range error, infinity and NaN are not.
+    let conv = Converter::new(&f64le(), &f32le()).unwrap();
+    let mut out = [0u8; 16];
+    let mut opts = ConversionOptions::netcdf();
+    let err = conv.convert(
+        &f64s(&[1e300, f64::INFINITY, f64::NAN, 0.1]),
+        &mut out,
+        4,
+        &mut opts,
+    );
+    assert!(err.is_err());
+    assert_eq!(opts.report.range_errors, vec![0]);
+    assert_eq!(f32::from_le_bytes(out[12..16].try_into().unwrap()), 0.1f32);
+}
+
+#[test]
+fn handler_can_handle_or_abort() {
+    let conv = Converter::new(&i32le(), &u8le()).unwrap();
+    let input: Vec<u8> = [5i32, 1000, -4]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    let mut seen = Vec::new();
+    let mut out = [0u8; 3];
+    {
+        let mut opts =
+            ConversionOptions::new().with_handler(|e: &Exception<'_>, dst: &mut [u8]| {
+                seen.push((e.kind, e.index, e.src.to_vec()));
+                if e.kind == ExceptionKind::RangeHi {
+                    dst[0] = 42;
+                    Action::Handled
+                } else {
+                    Action::Unhandled
+                }
+            });
+        conv.convert(&input, &mut out, 3, &mut opts).unwrap();
+        assert_eq!(opts.report.total(), 2);
+    }
+    assert_eq!(out, [5, 42, 0]);
+    assert_eq!(
+        seen,
+        vec![
+            (ExceptionKind::RangeHi, 1, 1000i32.to_le_bytes().to_vec()),
+            (ExceptionKind::RangeLow, 2, (-4i32).to_le_bytes().to_vec())
+        ]
+    );
+    let mut opts =
+        ConversionOptions::new().with_handler(|_: &Exception<'_>, _: &mut [u8]| Action::Abort);
+    let err = conv.convert(&input, &mut out, 3, &mut opts).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::ConversionException);
+}
+
+#[test]
+fn reference_defaults_clamp_and_count() {
+    let out = convert(
+        &i32le(),
+        &u8le(),
+        &[1, 0, 0, 0, 0, 1, 0, 0, 0xff, 0xff, 0xff, 0xff],
+    )
+    .unwrap();
+    assert_eq!(out, [1, 255, 0]);
+    // Enum value without a name: all bits set.
+    let src = enum_of(IntegerType::new(1, LE, Sign::None), &[("A", 1)]);
+    let dst = enum_of(IntegerType::new(2, LE, Sign::None), &[("A", 7)]);
+    assert_eq!(convert(&src, &dst, &[1, 3]).unwrap(), [7, 0, 0xff, 0xff]);
+    // String truncation keeps the terminator.
+    let s8: Datatype = StringType::fixed(8, StrPad::NullPad, CharSet::Ascii).into();
+    let s4: Datatype = StringType::fixed(4, StrPad::NullTerm, CharSet::Ascii).into();
+    assert_eq!(convert(&s8, &s4, b"abcdefgh").unwrap(), b"abc\0");
+}
+
+#[test]
+fn compound_members_absent_from_the_source_keep_the_background() {
+    let src = compound(8, vec![("a", 0, i32le()), ("gone", 4, i32le())]);
+    let dst = compound(
+        12,
+        vec![
+            ("kept", 0, f64le()),
+            ("a", 8, IntegerType::new(4, BE, Sign::TwosComplement).into()),
+        ],
+    );
+    let conv = Converter::new(&src, &dst).unwrap();
+    assert!(conv.needs_background());
+    let mut out = vec![0xabu8; 12];
+    conv.convert(
+        &[9, 0, 0, 0, 1, 1, 1, 1],
+        &mut out,
+        1,
+        &mut ConversionOptions::new(),
+    )
+    .unwrap();
+    assert_eq!(
+        out,
+        [0xab, 0xab, 0xab, 0xab, 0xab, 0xab, 0xab, 0xab, 0, 0, 0, 9]
+    );
+}
+
+#[test]
+fn variable_length_strings_and_sequences() {
+    let fixed: Datatype = StringType::fixed(6, StrPad::SpacePad, CharSet::Ascii).into();
+    let var: Datatype = StringType::variable(StrPad::NullTerm, CharSet::Ascii).into();
+    let short: Datatype = StringType::fixed(3, StrPad::NullTerm, CharSet::Ascii).into();
+    let mut heap = VarLenHeap::new();
+    let mut handles = vec![0u8; 2 * VLEN_STRING_MEMORY_SIZE];
+    {
+        let mut opts = ConversionOptions::new().with_heap(&mut heap);
+        Converter::new(&fixed, &var)
+            .unwrap()
+            .convert(b"hi    hello!", &mut handles, 2, &mut opts)
+            .unwrap();
+    }
+    assert_eq!(
+        heap.string_of(&handles[..VLEN_STRING_MEMORY_SIZE]).unwrap(),
+        b"hi"
+    );
+    assert_eq!(
+        heap.string_of(&handles[VLEN_STRING_MEMORY_SIZE..]).unwrap(),
+        b"hello!"
+    );
+    let mut back = [0u8; 6];
+    let mut opts = ConversionOptions::new().with_heap(&mut heap);
+    Converter::new(&var, &short)
+        .unwrap()
+        .convert(&handles, &mut back, 2, &mut opts)
+        .unwrap();
+    assert_eq!(&back, b"hi\0he\0");
+
+    // Sequences of big-endian i16 to little-endian f64, with a null (empty) sequence.
+    let src: Datatype =
+        VarLenType::new(IntegerType::new(2, BE, Sign::TwosComplement).into()).into();
+    let dst: Datatype = VarLenType::new(f64le()).into();
+    let mut heap = VarLenHeap::new();
+    let mut input = Vec::new();
+    input.extend(heap.sequence_element(
+        3,
+        [1i16, 2, -3].iter().flat_map(|x| x.to_be_bytes()).collect(),
+    ));
+    input.extend([0u8; VLEN_MEMORY_SIZE]);
+    let mut out = vec![0u8; 2 * VLEN_MEMORY_SIZE];
+    {
+        let mut opts = ConversionOptions::new().with_heap(&mut heap);
+        Converter::new(&src, &dst)
+            .unwrap()
+            .convert(&input, &mut out, 2, &mut opts)
+            .unwrap();
+    }
+    let (count, bytes) = heap.sequence_of(&out[..VLEN_MEMORY_SIZE]).unwrap();
+    assert_eq!(count, 3);
+    let vals: Vec<f64> = bytes
+        .chunks(8)
+        .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(vals, [1.0, 2.0, -3.0]);
+    assert_eq!(
+        heap.sequence_of(&out[VLEN_MEMORY_SIZE..]).unwrap(),
+        (0, &[][..])
+    );
+
+    // Without a heap, variable-length data cannot be converted.
+    let err = Converter::new(&src, &dst).unwrap().convert(
+        &input,
+        &mut out,
+        2,
+        &mut ConversionOptions::new(),
+    );
+    assert_eq!(err.unwrap_err().kind(), ErrorKind::InvalidArgument);
+}
+
+#[test]
+fn buffers_too_small_are_errors() {
+    let conv = Converter::new(&i32le(), &f64le()).unwrap();
+    let mut out = [0u8; 8];
+    let e = conv
+        .convert(&[0; 4], &mut out, 2, &mut ConversionOptions::new())
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::BufferSize);
+    let e = conv
+        .convert(&[0; 8], &mut out, 2, &mut ConversionOptions::new())
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::BufferSize);
+    assert_eq!(
+        convert(&i32le(), &f64le(), &[0; 5]).unwrap_err().kind(),
+        ErrorKind::BufferSize
+    );
+}
+
+#[test]
+fn byte_swaps_ignore_sign_and_precision_like_the_reference() {
+    // Same size, opposite orders: a plain byte swap, as the reference library does it.
+    let i32be: Datatype = IntegerType::new(4, BE, Sign::TwosComplement).into();
+    let u32le: Datatype = IntegerType::new(4, LE, Sign::None).into();
+    assert_eq!(
+        convert(&i32be, &u32le, &[0xff, 0xff, 0xff, 0xfe]).unwrap(),
+        [0xfe, 0xff, 0xff, 0xff]
+    );
+    // A different size clamps.
+    let u16le: Datatype = IntegerType::new(2, LE, Sign::None).into();
+    assert_eq!(
+        convert(&i32be, &u16le, &[0xff, 0xff, 0xff, 0xfe]).unwrap(),
+        [0, 0]
+    );
+}
+
+#[test]
+fn wide_integers_up_to_1024_bits() {
+    // 128-byte integers convert bit by bit (the reference library stops at 64 bytes).
+    let wide: Datatype = IntegerType::new(128, BE, Sign::TwosComplement).into();
+    let mut v = vec![0xffu8; 128];
+    v[127] = 0xfe; // -2
+    assert_eq!(convert(&wide, &i32le(), &v).unwrap(), (-2i32).to_le_bytes());
+    let back = convert(&i32le(), &wide, &(-2i32).to_le_bytes()).unwrap();
+    assert_eq!(back, v);
+    let f = convert(&wide, &f64le(), &v).unwrap();
+    assert_eq!(f64::from_le_bytes(f.try_into().unwrap()), -2.0);
+}
