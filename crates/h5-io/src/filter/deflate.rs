@@ -32,11 +32,7 @@ pub(super) fn inflate(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<(
     out.clear();
     // One byte past the limit tells "exactly at the limit" from "over it".
     let ceiling = limit.saturating_add(1);
-    let first = input
-        .len()
-        .saturating_mul(4)
-        .max(4096)
-        .min(ceiling);
+    let first = input.len().saturating_mul(4).max(4096).min(ceiling);
     out.reserve_exact(first);
     let mut z = Decompress::new(true);
     loop {
