@@ -140,12 +140,16 @@ pub(crate) fn parse_pages(
         .checked_mul(element_size as u64)
         .and_then(|n| n.checked_add(4))
         .ok_or_else(|| c.error(ErrorKind::LimitExceeded, "page size overflows"))?;
-    let last_size = last_page_elements * element_size as u64 + 4;
-    let total = npages
-        .checked_sub(1)
-        .and_then(|n| n.checked_mul(page_size))
-        .and_then(|n| n.checked_add(last_size))
-        .unwrap_or(0);
+    let last_size = last_page_elements
+        .saturating_mul(element_size as u64)
+        .saturating_add(4);
+    let total = match npages.checked_sub(1) {
+        None => Some(0),
+        Some(n) => n
+            .checked_mul(page_size)
+            .and_then(|n| n.checked_add(last_size)),
+    }
+    .unwrap_or(u64::MAX);
     crate::ensure!(
         total <= c.remaining() as u64,
         UnexpectedEof,

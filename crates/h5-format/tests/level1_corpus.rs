@@ -13,7 +13,9 @@ use h5_format::free_space::{FreeSpaceHeader, SectionClasses, SectionList, CLIENT
 use h5_format::heap::fractal::{Child, DirectBlock, FractalHeapHeader, IndirectBlock};
 use h5_format::heap::global::GlobalHeapCollection;
 use h5_format::heap::local::LocalHeap;
+use h5_format::reference::RegionReferenceData;
 use h5_format::symbol_table::SymbolTableNode;
+use h5_format::vds::VirtualMappings;
 use h5_format::{Addr, Cursor, Result, Sizes};
 
 const SIGNATURES: [&[u8; 4]; 18] = [
@@ -356,7 +358,21 @@ fn check_file(path: &Path, hostile: bool) -> (Vec<String>, BTreeMap<&'static str
                 }
                 b"GCOL" if version == Some(1) => {
                     let r = GlobalHeapCollection::parse(&mut f.at(off));
-                    f.check("GCOL", r);
+                    if let Some(g) = f.check("GCOL", r) {
+                        // Heap objects that are virtual dataset mappings (checksummed, so
+                        // recognisable) or old-style region references (an address and a
+                        // selection filling the object exactly).
+                        for o in &g.objects {
+                            let mut c = Cursor::new(&o.data, 0, sizes);
+                            if VirtualMappings::parse(&mut c).is_ok() && c.is_empty() {
+                                *f.parsed.entry("VDS heap block").or_default() += 1;
+                            }
+                            let mut c = Cursor::new(&o.data, 0, sizes);
+                            if RegionReferenceData::parse(&mut c).is_ok() && c.is_empty() {
+                                *f.parsed.entry("region reference").or_default() += 1;
+                            }
+                        }
+                    }
                 }
                 b"FRHP" => {
                     let r = FractalHeapHeader::parse(&mut f.at(off));
@@ -445,12 +461,17 @@ fn reference_library_files_parse() {
     // The corpus exercises these structures; make sure the search found them.
     for s in [
         "TREE (group)",
+        "TREE (chunk)",
         "SNOD",
         "HEAP",
         "GCOL",
         "FRHP",
         "BTHD",
         "BTLF",
+        "FSSE",
+        "FADB",
+        "VDS heap block",
+        "region reference",
     ] {
         assert!(totals.get(s).copied().unwrap_or(0) > 0, "no {s} parsed");
     }

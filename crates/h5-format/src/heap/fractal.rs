@@ -681,7 +681,9 @@ impl FractalHeapHeader {
                     if e.address.is_undef() {
                         return Err(err(format!("offset {offset} is in an unallocated block")));
                     }
-                    let in_block = offset - child_base;
+                    let in_block = offset
+                        .checked_sub(child_base)
+                        .ok_or_else(|| err(format!("offset {offset} is before its block")))?;
                     if in_block.saturating_add(length) > size {
                         return Err(err(format!(
                             "object at {offset} (+{length}) crosses its block's end"

@@ -122,7 +122,7 @@ impl LocalHeap {
             let n = c.read_len_or_undef()?;
             let size = c.read_len()?;
             crate::ensure!(
-                size >= 2 * l && off + size <= seg,
+                size >= 2 * l && off.checked_add(size).is_some_and(|e| e <= seg),
                 InvalidValue,
                 FREE_LIST,
                 at,
