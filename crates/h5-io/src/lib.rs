@@ -2,5 +2,6 @@
 #![forbid(unsafe_code)]
 
 pub mod filter;
+pub mod raw;
 pub mod selection;
 pub mod source;
