@@ -55,6 +55,79 @@ impl StdFloat {
     }
 }
 
+impl StdFloat {
+    fn fields(self) -> (u32, u32, i64) {
+        if self.size == 4 {
+            (8, 23, 127)
+        } else {
+            (11, 52, 1023)
+        }
+    }
+
+    fn read(self, b: &[u8]) -> u64 {
+        if self.size == 4 {
+            u64::from(if self.be {
+                u32::ld::<true>(b)
+            } else {
+                u32::ld::<false>(b)
+            })
+        } else if self.be {
+            u64::ld::<true>(b)
+        } else {
+            u64::ld::<false>(b)
+        }
+    }
+
+    fn write(self, b: &mut [u8], bits: u64) {
+        match (self.size, self.be) {
+            (4, true) => (bits as u32).st::<true>(b),
+            (4, false) => (bits as u32).st::<false>(b),
+            (_, true) => bits.st::<true>(b),
+            _ => bits.st::<false>(b),
+        }
+    }
+}
+
+/// The general float algorithm's result for a normal IEEE value whose result is normal and
+/// raises nothing (rounding half away from zero, never into infinity); `None` for every
+/// other case, which the bit-level path handles.
+#[inline]
+fn ieee_normal(a: StdFloat, b: StdFloat, raw: u64) -> Option<u64> {
+    let (se, sm, sbias) = a.fields();
+    let (de, dm, dbias) = b.fields();
+    let semax = (1u64 << se) - 1;
+    let ef = (raw >> sm) & semax;
+    if ef == 0 || ef == semax {
+        return None;
+    }
+    let sign = raw >> (se + sm) & 1;
+    let mant = raw & ((1u64 << sm) - 1);
+    let expo_max = (1i64 << de) - 1;
+    let mut expo = ef as i64 - sbias + dbias;
+    if expo <= 0 || expo >= expo_max {
+        return None;
+    }
+    let m = if dm >= sm {
+        mant << (dm - sm)
+    } else {
+        let cut = sm - dm;
+        let mut keep = mant >> cut;
+        let all = (1u64 << dm) - 1;
+        if mant >> (cut - 1) & 1 == 1 && (keep != all || expo < expo_max - 1) {
+            keep += 1;
+            if keep > all {
+                keep = 0;
+                expo += 1;
+                if expo >= expo_max {
+                    return None;
+                }
+            }
+        }
+        keep
+    };
+    Some(sign << (de + dm) | (expo as u64) << dm | m)
+}
+
 /// Widen binary32 bits to an `f64` exactly; NaN payloads move to the top of the wider
 /// mantissa unchanged (the quiet bit is not forced).
 #[inline(always)]
@@ -687,9 +760,22 @@ impl Kernel for FloatGeneral {
         // The reference library walks a contiguous buffer backwards when the destination is
         // wider (it converts in place), which matters here because of the state above.
         let backwards = ss == ssize && ds == dsize && dsize > ssize;
+        let fast = match (StdFloat::of(sf), StdFloat::of(df)) {
+            (Some(a), Some(b)) => Some((a, b)),
+            _ => None,
+        };
         'elements: for k in 0..n {
             let i = if backwards { n - 1 - k } else { k };
             let se = &src[i * ss..i * ss + ssize];
+            // IEEE to IEEE, a normal value to a normal value, before any denormalized value:
+            // the same result without walking bits.
+            // (Widening never rounds, so the state does not matter then.)
+            if let Some((a, b)) = fast.filter(|(a, b)| !denormalized || b.size >= a.size) {
+                if let Some(bits) = ieee_normal(a, b, a.read(se)) {
+                    b.write(&mut dst[i * ds..i * ds + dsize], bits);
+                    continue 'elements;
+                }
+            }
             s[..ssize].copy_from_slice(se);
             s[ssize..].fill(0);
             bits::to_le(&mut s[..ssize], sf.atomic.order);
