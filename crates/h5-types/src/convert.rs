@@ -32,9 +32,11 @@
 //! * integers or floats of the same size and layout in opposite byte orders are byte-swapped
 //!   only: for integers the sign and precision are then not looked at, so a big-endian `-1`
 //!   converts to a little-endian unsigned `0xffffffff`;
-//! * pairs of native types (`i8`...`u64`, `f32`, `f64`, little-endian) follow C casts:
-//!   round to nearest even, and for a float NaN or out-of-range value cast to an integer the
-//!   x86-64 result (the "integer indefinite" value) when no handler is installed;
+//! * pairs of native types (`i8`...`u64`, `f32`, `f64`, little-endian, and the x87 80-bit
+//!   `long double` in 16 bytes) follow C casts: round to nearest even, and for a NaN or an
+//!   out-of-range float cast to an integer the x86-64 result (the "integer indefinite"
+//!   value) when no handler is installed; the six padding bytes of a `long double`
+//!   destination are written as zero (the hardware leaves them as they were);
 //! * every other pair follows the library's general algorithms: float to float rounds half
 //!   away from zero and never rounds a finite value into infinity; after a denormalized
 //!   value has been seen, later elements of the same call round without carrying into the
@@ -63,6 +65,7 @@ mod int;
 mod plan;
 mod string;
 mod vlen;
+mod x87;
 
 #[cfg(test)]
 mod tests;

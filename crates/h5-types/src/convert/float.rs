@@ -64,7 +64,7 @@ impl StdFloat {
         }
     }
 
-    fn read(self, b: &[u8]) -> u64 {
+    pub(crate) fn read(self, b: &[u8]) -> u64 {
         if self.size == 4 {
             u64::from(if self.be {
                 u32::ld::<true>(b)
@@ -78,7 +78,7 @@ impl StdFloat {
         }
     }
 
-    fn write(self, b: &mut [u8], bits: u64) {
+    pub(crate) fn write(self, b: &mut [u8], bits: u64) {
         match (self.size, self.be) {
             (4, true) => (bits as u32).st::<true>(b),
             (4, false) => (bits as u32).st::<false>(b),
@@ -175,7 +175,7 @@ fn f32_to_f64_hw(bits: u32) -> u64 {
 /// raises them in element order, after the defaults are in place.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn two_pass(
+pub(crate) fn two_pass(
     src: &[u8],
     (ss, sn): (usize, usize),
     dst: &mut [u8],

@@ -10,6 +10,7 @@ use super::float::{
 use super::int::{BitGeneral, IntFast, IntGeneral, StdInt};
 use super::string::StringPlan;
 use super::vlen::{SeqPlan, StrVarPlan};
+use super::x87::{is_native_ldouble, FloatToX87, IntToX87, X87ToFloat, X87ToInt};
 use super::Kernel;
 use crate::{
     Atomic, ByteOrder, Datatype, Error, ErrorKind, FloatType, IntegerType, Pad, Result, StringSize,
@@ -46,6 +47,10 @@ pub(crate) enum Plan {
     Compound(Box<CompoundPlan>),
     Array(Box<ArrayPlan>),
     Seq(Box<SeqPlan>),
+    X87ToInt(X87ToInt),
+    IntToX87(IntToX87),
+    X87ToFloat(X87ToFloat),
+    FloatToX87(FloatToX87),
 }
 
 fn no_path(src: &Datatype, dst: &Datatype, why: &str) -> Error {
@@ -214,6 +219,12 @@ impl Plan {
                         }));
                     }
                 }
+                if let (true, Some(b)) = (is_native_ldouble(s), native_float(d)) {
+                    return Ok(Plan::X87ToFloat(X87ToFloat { dst: b }));
+                }
+                if let (Some(a), true) = (native_float(s), is_native_ldouble(d)) {
+                    return Ok(Plan::FloatToX87(FloatToX87 { src: a }));
+                }
                 let same_fields = s.sign_pos == d.sign_pos
                     && s.exp_pos == d.exp_pos
                     && s.exp_size == d.exp_size
@@ -245,6 +256,9 @@ impl Plan {
                 if let (Some(a), Some(b)) = (native_int(s), native_float(d)) {
                     return Ok(Plan::HardIntFloat(HardIntFloat { src: a, dst: b }));
                 }
+                if let (Some(a), true) = (native_int(s), is_native_ldouble(d)) {
+                    return Ok(Plan::IntToX87(IntToX87 { src: a }));
+                }
                 if let (Some(a), Some(b)) = (StdInt::of(s), StdFloat::of(d)) {
                     return Ok(Plan::SoftIntFloat(SoftIntFloat { src: a, dst: b }));
                 }
@@ -262,6 +276,9 @@ impl Plan {
                 }
                 if let (Some(a), Some(b)) = (native_float(s), native_int(d)) {
                     return Ok(Plan::HardFloatInt(HardFloatInt { src: a, dst: b }));
+                }
+                if let (true, Some(b)) = (is_native_ldouble(s), native_int(d)) {
+                    return Ok(Plan::X87ToInt(X87ToInt { dst: b }));
                 }
                 if let (Some(a), Some(b)) = (StdFloat::of(s), StdInt::of(d)) {
                     return Ok(Plan::SoftFloatInt(SoftFloatInt { src: a, dst: b }));
@@ -429,6 +446,10 @@ impl Plan {
             Plan::Compound(k) => k.run(src, ss, dst, ds, n, ctx),
             Plan::Array(k) => k.run(src, ss, dst, ds, n, ctx),
             Plan::Seq(k) => k.run(src, ss, dst, ds, n, ctx),
+            Plan::X87ToInt(k) => with_int_dst(ctx, true, |ctx| k.run(src, ss, dst, ds, n, ctx)),
+            Plan::IntToX87(k) => k.run(src, ss, dst, ds, n, ctx),
+            Plan::X87ToFloat(k) => k.run(src, ss, dst, ds, n, ctx),
+            Plan::FloatToX87(k) => k.run(src, ss, dst, ds, n, ctx),
         }
     }
 }

@@ -798,3 +798,82 @@ fn wide_integers_up_to_1024_bits() {
     let f = convert(&wide, &f64le(), &v).unwrap();
     assert_eq!(f64::from_le_bytes(f.try_into().unwrap()), -2.0);
 }
+
+fn ldouble() -> Datatype {
+    Datatype::Float(FloatType {
+        atomic: Atomic {
+            size: 16,
+            order: LE,
+            precision: 80,
+            offset: 0,
+            lsb_pad: Pad::Zero,
+            msb_pad: Pad::Zero,
+        },
+        sign_pos: 79,
+        exp_pos: 64,
+        exp_size: 15,
+        mant_pos: 0,
+        mant_size: 64,
+        exp_bias: 16383,
+        norm: Norm::None,
+        inpad: Pad::Zero,
+    })
+}
+
+#[test]
+fn native_long_double_matches_reference() {
+    let ld = ldouble();
+    let mut natives: Vec<Datatype> = vec![f32le(), f64le()];
+    for size in [1, 2, 4, 8] {
+        for sign in [Sign::TwosComplement, Sign::None] {
+            natives.push(IntegerType::new(size, LE, sign).into());
+        }
+    }
+    let special = [
+        0.0,
+        -0.0,
+        1.0,
+        -1.5,
+        2.5,
+        0.1,
+        f64::NAN,
+        -f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::MAX,
+        f64::MIN_POSITIVE,
+        5e-324,
+        f64::from(f32::MAX),
+        3.4028235677973366e38,
+        1e-40,
+        127.0,
+        128.0,
+        -129.0,
+        255.5,
+        32768.0,
+        -32769.0,
+        65536.0,
+        2147483648.0,
+        -2147483649.0,
+        4294967296.0,
+        9223372036854775808.0,
+        -9223372036854775808.0,
+        18446744073709551616.0,
+        1e30,
+        -1e30,
+    ];
+    let mut rng = Rng(0x6006);
+    let mut jobs = Vec::new();
+    for t in &natives {
+        let mut input: Vec<u8> = special.iter().flat_map(|&x| support::x87(x)).collect();
+        input.extend(values(&ld, 120, &mut rng));
+        jobs.extend(both(&ld, t, input, None));
+        let back = if t.as_float().is_some() {
+            support::floats(t, &special)
+        } else {
+            values(t, 60, &mut rng)
+        };
+        jobs.extend(both(t, &ld, back, None));
+    }
+    check_against_oracle(&jobs);
+}
