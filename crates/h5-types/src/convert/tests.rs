@@ -877,3 +877,77 @@ fn native_long_double_matches_reference() {
     }
     check_against_oracle(&jobs);
 }
+
+#[test]
+fn bit_helpers() {
+    let mut b = [0u8; 4];
+    bits::set(&mut b, 3, 10, true);
+    assert_eq!(b, [0xf8, 0x1f, 0, 0]);
+    assert_eq!(bits::find(&b, 0, 32, bits::Dir::Lsb, true), Some(3));
+    assert_eq!(bits::find(&b, 0, 32, bits::Dir::Msb, true), Some(12));
+    assert_eq!(bits::find(&b, 3, 10, bits::Dir::Lsb, false), None);
+    assert_eq!(bits::get_u64(&b, 3, 10), 0x3ff);
+    let mut c = [0u8; 4];
+    bits::copy(&mut c, 1, &b, 3, 10);
+    assert_eq!(c, [0xfe, 0x07, 0, 0]);
+    assert!(bits::inc(&mut c, 1, 10));
+    assert_eq!(c, [0, 0, 0, 0]);
+    assert!(!bits::inc(&mut c, 1, 10));
+    assert_eq!(c, [0x02, 0, 0, 0]);
+    assert!(bits::inc(&mut [0xffu8], 0, 8));
+    assert!(bits::dec(&mut [0u8], 0, 8));
+    let mut d = [0x01u8, 0x80];
+    bits::shift(&mut d, 3, 0, 16);
+    assert_eq!(d, [0x08, 0x00]);
+    bits::shift(&mut d, -2, 0, 16);
+    assert_eq!(d, [0x02, 0x00]);
+    bits::neg(&mut d, 0, 12);
+    assert_eq!(d, [0xfd, 0x0f]);
+    let mut v = [1u8, 2, 3, 4, 5, 6, 7, 8];
+    bits::to_le(&mut v, ByteOrder::Vax);
+    assert_eq!(v, [7, 8, 5, 6, 3, 4, 1, 2]);
+}
+
+#[test]
+fn general_float_path_keeps_the_reference_state_across_elements() {
+    // After a denormalized value, the reference algorithm stops carrying rounding into the
+    // exponent for the rest of the call: 2 - 2^-24 becomes 1.0 instead of 2.0.
+    let input: Vec<u8> = [5e-324, 2.0 - 2f64.powi(-24)]
+        .iter()
+        .flat_map(|x| x.to_be_bytes())
+        .collect();
+    let out = convert(&f64be(), &f32le(), &input).unwrap();
+    assert_eq!(out, [0, 0, 0, 0, 0, 0, 0x80, 0x3f]);
+    let out = convert(&f64be(), &f32le(), &input[8..]).unwrap();
+    assert_eq!(out, 2.0f32.to_le_bytes());
+    // Ties round away from zero on this path, to even on the hardware path.
+    let tie = 1.0 + 2f64.powi(-24);
+    assert_eq!(
+        convert(&f64be(), &f32le(), &tie.to_be_bytes()).unwrap(),
+        0x3f80_0001u32.to_le_bytes()
+    );
+    assert_eq!(
+        convert(&f64le(), &f32le(), &tie.to_le_bytes()).unwrap(),
+        1.0f32.to_le_bytes()
+    );
+}
+
+#[test]
+fn hardware_float_to_int_follows_x86() {
+    let conv = Converter::new(&f32le(), &i32le()).unwrap();
+    let input: Vec<u8> = [f32::NAN, 2147483648.0, -0.5]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    let mut out = [0u8; 12];
+    conv.convert(&input, &mut out, 3, &mut ConversionOptions::new())
+        .unwrap();
+    // Without a handler, 2^31 is not caught by the range check and casts to the
+    // integer indefinite, like NaN.
+    assert_eq!(out, [0, 0, 0, 0x80, 0, 0, 0, 0x80, 0, 0, 0, 0]);
+    let mut opts =
+        ConversionOptions::new().with_handler(|_: &Exception<'_>, _: &mut [u8]| Action::Unhandled);
+    conv.convert(&input, &mut out, 3, &mut opts).unwrap();
+    assert_eq!(out, [0, 0, 0, 0x80, 0xff, 0xff, 0xff, 0x7f, 0, 0, 0, 0]);
+    assert_eq!(opts.report.counts, [1, 0, 0, 2, 0, 0, 0]);
+}
