@@ -951,3 +951,66 @@ fn hardware_float_to_int_follows_x86() {
     assert_eq!(out, [0, 0, 0, 0x80, 0xff, 0xff, 0xff, 0x7f, 0, 0, 0, 0]);
     assert_eq!(opts.report.counts, [1, 0, 0, 2, 0, 0, 0]);
 }
+
+fn arbitrary_float(rng: &mut Rng) -> Datatype {
+    let size = 1 + rng.below(20) as usize;
+    let bits = 8 * size as u64;
+    let precision = 1 + rng.below(bits) as usize;
+    let offset = rng.below(bits - precision as u64 + 1) as usize;
+    let norm = [Norm::Implied, Norm::None, Norm::MsbSet][rng.below(3) as usize];
+    let order = [LE, BE, ByteOrder::Vax][rng.below(3) as usize];
+    Datatype::Float(FloatType {
+        atomic: Atomic {
+            size,
+            order,
+            precision,
+            offset,
+            lsb_pad: Pad::Zero,
+            msb_pad: Pad::One,
+        },
+        sign_pos: rng.below(bits + 1) as usize,
+        exp_pos: rng.below(bits / 2) as usize,
+        exp_size: 1 + rng.below(bits / 2).min(64) as usize,
+        mant_pos: rng.below(bits / 2) as usize,
+        mant_size: 1 + rng.below(bits / 2) as usize,
+        exp_bias: if rng.bit() {
+            rng.next()
+        } else {
+            rng.below(300)
+        },
+        norm,
+        inpad: Pad::Zero,
+    })
+}
+
+#[test]
+fn arbitrary_layouts_never_panic() {
+    let mut rng = Rng(0x7007);
+    let mut converted = 0;
+    for _ in 0..3000 {
+        let pick = |r: &mut Rng| match r.below(4) {
+            0 => arbitrary_float(r),
+            1 => random_int(r),
+            2 => random_float(r),
+            _ => random_bitfield(r),
+        };
+        let (s, d) = (pick(&mut rng), pick(&mut rng));
+        let Ok(conv) = Converter::new(&s, &d) else {
+            assert!(!can_convert(&s, &d));
+            continue;
+        };
+        let n = 8;
+        let input: Vec<u8> = (0..n * s.size()).map(|_| rng.next() as u8).collect();
+        let mut out = vec![0u8; n * d.size()];
+        for cb in [false, true] {
+            let mut opts = ConversionOptions::new();
+            if cb {
+                opts = opts.with_handler(|_: &Exception<'_>, _: &mut [u8]| Action::Unhandled);
+            }
+            // Errors are allowed; panics are not.
+            let _ = conv.convert(&input, &mut out, n, &mut opts);
+        }
+        converted += 1;
+    }
+    assert!(converted > 1000, "only {converted} pairs had a path");
+}
