@@ -48,6 +48,41 @@
 //! (`H5Pset_type_conv_cb`) that behaves the same way; without one, those of `H5Tconvert`
 //! without a callback. [`ConversionReport::counts`] counts exceptions either way.
 //!
+//! # Paths
+//!
+//! | source | destination | how |
+//! |---|---|---|
+//! | integer | integer | any size (beyond the reference library's 64 bytes), precision, offset, padding, order, sign; clamping |
+//! | float | float | any layout: IEEE sizes, custom fields, exponent bias, implied or explicit leading bit, VAX order |
+//! | integer | float, and back | any layouts; float to integer truncates toward zero |
+//! | enum | enum | by member name; every source name must exist in the destination |
+//! | enum | integer, float | through the enum's base type |
+//! | string | string | fixed sizes and paddings; fixed to variable-length and back (an extension: the reference library has no such path); same character set only |
+//! | bitfield | bitfield | low bits copied |
+//! | compound | compound | members matched by name, converted recursively |
+//! | array | array | same dimensions, elements converted |
+//! | sequence | sequence | elements converted |
+//! | complex | complex | both parts converted |
+//! | any type | an equal type | copied (the only path for opaque, reference and time types) |
+//!
+//! Floats normalized with the most significant bit set have no general path (the reference
+//! library fails on them at run time).
+//!
+//! Known differences from the reference library, all where it reads or writes memory it
+//! does not own: bits inside a float's precision that no field covers are written as zero;
+//! a float-to-integer conversion whose mantissa is wider than the library's scratch integer
+//! and an integer-to-float conversion that drops more than 65 bits are computed as the
+//! algorithm intends. An exception handler that returns [`Action::Handled`] leaves the
+//! destination element exactly as it wrote it.
+//!
+//! # The netCDF policy
+//!
+//! [`Policy::NetCdf`] reports as range errors: values above or below the destination's
+//! range, and NaN or infinities converted to integers (and enum values without a name).
+//! Infinities and NaN converted to floats, loss of precision, and truncation of fractions
+//! are not errors. Every element is converted; out-of-range ones hold the reference
+//! default (clamped).
+//!
 //! # Variable-length data
 //!
 //! Variable-length strings and sequences are not pointers here. A [`VarLenHeap`] holds their
