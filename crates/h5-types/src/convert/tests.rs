@@ -1014,3 +1014,47 @@ fn arbitrary_layouts_never_panic() {
     }
     assert!(converted > 1000, "only {converted} pairs had a path");
 }
+
+#[test]
+fn variable_length_data_matches_reference() {
+    let mut rng = Rng(0x8008);
+    let vstr = |pad| -> Datatype { StringType::variable(pad, CharSet::Ascii).into() };
+    let strings = vec![
+        Some(b"hello".to_vec()),
+        None,
+        Some(Vec::new()),
+        Some(b"a longer string, with spaces  ".to_vec()),
+    ];
+    let mut jobs = Vec::new();
+    jobs.extend(both(
+        &vstr(StrPad::NullTerm),
+        &vstr(StrPad::NullPad),
+        support::serialize(&strings, 1),
+        None,
+    ));
+    // Sequences of numbers, including empty ones.
+    let i16be: Datatype = IntegerType::new(2, BE, Sign::TwosComplement).into();
+    let pairs = [
+        (i16be.clone(), f64le()),
+        (f64be(), i32le()),
+        (f64le(), f16()),
+        (i32le(), u8le()),
+    ];
+    for (sb, db) in pairs {
+        let items: Vec<Option<Vec<u8>>> = (0..12)
+            .map(|k| Some(values(&sb, k % 5, &mut rng)))
+            .collect();
+        let n = items.len();
+        let s: Datatype = VarLenType::new(sb.clone()).into();
+        let d: Datatype = VarLenType::new(db).into();
+        let mut j = both(&s, &d, support::serialize(&items, sb.size()), None);
+        for job in &mut j {
+            job.n = n;
+        }
+        jobs.extend(j);
+    }
+    for j in &mut jobs[..2] {
+        j.n = strings.len();
+    }
+    check_against_oracle(&jobs);
+}

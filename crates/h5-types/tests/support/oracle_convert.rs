@@ -3,8 +3,11 @@
 #![allow(dead_code)]
 
 // The including module names the datatype crate `h5t` (the crate itself in unit tests).
+use super::h5t::convert::VarLenHeap;
 use super::h5t::convert::{Action, ConversionOptions, Converter};
-use super::h5t::{ByteOrder, CharSet, Datatype, Norm, Pad, Sign, StrPad, StringSize};
+use super::h5t::{
+    ByteOrder, CharSet, Datatype, Norm, Pad, Sign, StrPad, StringSize, VLEN_STRING_MEMORY_SIZE,
+};
 
 /// The oracle's line description of a type (see `crates/h5-oracle/c/convert.c`).
 pub fn describe(t: &Datatype) -> String {
@@ -272,10 +275,11 @@ pub fn oracle(jobs: &[Job]) -> Option<Vec<Outcome>> {
         stdin.push(b'\n');
         stdin.extend(
             format!(
-                "{} {} {}\n",
+                "{} {} {} {}\n",
                 j.n,
                 if j.cb { "cb" } else { "nocb" },
-                u8::from(j.bkg.is_some())
+                u8::from(j.bkg.is_some()),
+                j.input.len()
             )
             .into_bytes(),
         );
@@ -326,24 +330,112 @@ pub fn oracle(jobs: &[Job]) -> Option<Vec<Outcome>> {
     Some(res)
 }
 
+/// Whether a type is variable-length at the top level (serialized in jobs).
+pub fn is_var(t: &Datatype) -> bool {
+    match t {
+        Datatype::VarLen(_) => true,
+        Datatype::String(s) => s.is_variable(),
+        _ => false,
+    }
+}
+
+fn base_size(t: &Datatype) -> usize {
+    match t {
+        Datatype::VarLen(v) => v.base().size(),
+        _ => 1,
+    }
+}
+
+/// Serialized variable-length elements: a 32-bit little-endian count, then the elements;
+/// `None` is a null string.
+pub fn serialize(items: &[Option<Vec<u8>>], base: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    for it in items {
+        match it {
+            None => out.extend(0xffff_ffffu32.to_le_bytes()),
+            Some(b) => {
+                out.extend(((b.len() / base) as u32).to_le_bytes());
+                out.extend(b);
+            }
+        }
+    }
+    out
+}
+
+/// Build buffer elements in `heap` from the serialized form.
+fn to_heap(t: &Datatype, ser: &[u8], n: usize, heap: &mut VarLenHeap) -> Vec<u8> {
+    let esz = base_size(t);
+    let mut pos = 0;
+    let mut out = Vec::new();
+    for _ in 0..n {
+        let count = u32::from_le_bytes(ser[pos..pos + 4].try_into().unwrap());
+        pos += 4;
+        if matches!(t, Datatype::String(_)) {
+            if count == u32::MAX {
+                out.extend([0u8; VLEN_STRING_MEMORY_SIZE]);
+            } else {
+                let c = count as usize;
+                out.extend(heap.string_element(&ser[pos..pos + c]));
+                pos += c;
+            }
+        } else {
+            let b = count as usize * esz;
+            out.extend(heap.sequence_element(count as usize, ser[pos..pos + b].to_vec()));
+            pos += b;
+        }
+    }
+    out
+}
+
+/// Serialize buffer elements whose contents are in `heap`.
+fn from_heap(t: &Datatype, buf: &[u8], n: usize, heap: &VarLenHeap) -> Vec<u8> {
+    let esz = base_size(t);
+    let size = t.size();
+    let mut items = Vec::new();
+    for i in 0..n {
+        let e = &buf[i * size..(i + 1) * size];
+        if matches!(t, Datatype::String(_)) {
+            if e.iter().all(|&b| b == 0) {
+                items.push(None);
+            } else {
+                items.push(Some(heap.string_of(e).unwrap().to_vec()));
+            }
+        } else {
+            items.push(Some(heap.sequence_of(e).unwrap().1.to_vec()));
+        }
+    }
+    serialize(&items, esz)
+}
+
 /// Run a job through the engine, with a counting handler in `cb` mode.
 pub fn engine(j: &Job) -> Outcome {
     let Ok(conv) = Converter::new(&j.src, &j.dst) else {
         return Outcome::Err;
     };
+    let mut heap = VarLenHeap::new();
+    let input = if is_var(&j.src) {
+        to_heap(&j.src, &j.input, j.n, &mut heap)
+    } else {
+        j.input.clone()
+    };
     let mut out = j
         .bkg
         .clone()
         .unwrap_or_else(|| vec![0u8; j.n * j.dst.size()]);
-    let mut opts = ConversionOptions::new();
-    if j.cb {
-        opts = opts.with_handler(|_, _| Action::Unhandled);
-    }
-    match conv.convert(&j.input, &mut out, j.n, &mut opts) {
-        Ok(()) => Outcome::Ok {
-            bytes: out,
-            counts: opts.report.counts,
+    let (result, counts) = {
+        let mut opts = ConversionOptions::new().with_heap(&mut heap);
+        if j.cb {
+            opts = opts.with_handler(|_, _| Action::Unhandled);
+        }
+        let r = conv.convert(&input, &mut out, j.n, &mut opts);
+        (r, opts.report.counts)
+    };
+    match result {
+        Ok(()) if is_var(&j.dst) => Outcome::Ok {
+            bytes: from_heap(&j.dst, &out, j.n, &heap),
+            counts,
         },
+        Ok(()) => Outcome::Ok { bytes: out, counts },
         Err(_) => Outcome::Err,
     }
 }
@@ -365,7 +457,11 @@ pub fn compare(jobs: &[Job], expected: &[Outcome]) -> Vec<String> {
                 },
             ) => {
                 let (ds, sig) = (j.dst.size(), significant(&j.dst));
-                let eq = (0..j.n).all(|i| a[i * ds..i * ds + sig] == b[i * ds..i * ds + sig]);
+                let eq = if is_var(&j.dst) {
+                    a == b
+                } else {
+                    (0..j.n).all(|i| a[i * ds..i * ds + sig] == b[i * ds..i * ds + sig])
+                };
                 eq && (!j.cb || ca == cb)
             }
             (Outcome::Err, Outcome::Err) => true,
@@ -391,7 +487,10 @@ pub fn compare(jobs: &[Job], expected: &[Outcome]) -> Vec<String> {
                 ) => {
                     let (ss, ds) = (j.src.size(), j.dst.size());
                     let sig = significant(&j.dst);
-                    for i in 0..j.n {
+                    if is_var(&j.src) || is_var(&j.dst) {
+                        msg.push_str(&format!("\n  got {}\n  want {}", hex(a), hex(b)));
+                    }
+                    for i in (0..j.n).filter(|_| !is_var(&j.src) && !is_var(&j.dst)) {
                         let (x, y) = (&a[i * ds..i * ds + sig], &b[i * ds..i * ds + sig]);
                         if x != y {
                             msg.push_str(&format!(
