@@ -419,6 +419,61 @@ fn compounds_and_arrays_match_reference() {
     let bkg: Vec<u8> = (0..n * dst.size()).map(|_| rng.next() as u8).collect();
     let mut jobs = Vec::new();
     jobs.extend(both(&src, &dst, input.clone(), Some(bkg)));
+    // Members of every fixed-size class.
+    let e1 = enum_of(
+        IntegerType::new(2, BE, Sign::TwosComplement),
+        &[("X", 1), ("Y", -1)],
+    );
+    let e2 = enum_of(
+        IntegerType::new(1, LE, Sign::None),
+        &[("Y", 7), ("X", 9), ("Z", 3)],
+    );
+    let s1: Datatype = StringType::fixed(6, StrPad::SpacePad, CharSet::Ascii).into();
+    let s2: Datatype = StringType::fixed(4, StrPad::NullTerm, CharSet::Ascii).into();
+    let b1: Datatype = BitfieldType::new(2, BE).into();
+    let b2: Datatype = BitfieldType::new(1, LE).into();
+    let o: Datatype = OpaqueType::new(3, "blob").unwrap().into();
+    let src2 = compound(
+        20,
+        vec![
+            ("e", 0, e1),
+            ("s", 2, s1),
+            ("b", 8, b1),
+            ("o", 10, o.clone()),
+            ("f", 13, f32le()),
+        ],
+    );
+    let dst2 = compound(
+        16,
+        vec![
+            ("o", 0, o),
+            ("b", 3, b2),
+            ("s", 4, s2),
+            ("e", 8, e2),
+            ("f", 9, f16()),
+        ],
+    );
+    let mut input2 = Vec::new();
+    for k in 0..10u8 {
+        let mut e = vec![0u8; 20];
+        e[0..2].copy_from_slice(
+            &(if k % 3 == 0 {
+                1i16
+            } else if k % 3 == 1 {
+                -1
+            } else {
+                5
+            })
+            .to_be_bytes(),
+        );
+        e[2..8].copy_from_slice(&[b'a' + k, b'b', b' ', b'c', b' ', b' ']);
+        e[8..10].copy_from_slice(&[k, 0x80 | k]);
+        e[10..13].copy_from_slice(&[k, k, k]);
+        e[13..17].copy_from_slice(&(f32::from(k) * 1000.5).to_le_bytes());
+        input2.extend(e);
+    }
+    let bkg2: Vec<u8> = (0..10 * 16).map(|_| rng.next() as u8).collect();
+    jobs.extend(both(&src2, &dst2, input2, Some(bkg2)));
     // Arrays on their own.
     let arr_in = values(&i16be, 6 * 30, &mut rng);
     jobs.extend(both(&arr_src, &arr_dst, arr_in, None));
