@@ -1113,3 +1113,68 @@ fn variable_length_data_matches_reference() {
     }
     check_against_oracle(&jobs);
 }
+
+/// A compound of the given members, packed in a random order with random gaps.
+fn random_compound(members: Vec<(String, Datatype)>, rng: &mut Rng) -> Datatype {
+    let mut order: Vec<usize> = (0..members.len()).collect();
+    for i in (1..order.len()).rev() {
+        order.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+    let mut off = 0;
+    let mut placed = Vec::new();
+    for &k in &order {
+        off += rng.below(3) as usize;
+        placed.push((members[k].0.clone(), off, members[k].1.clone()));
+        off += members[k].1.size();
+    }
+    let size = off + rng.below(4) as usize;
+    CompoundType::from_members(size.max(1), placed)
+        .unwrap()
+        .into()
+}
+
+#[test]
+fn random_compounds_match_reference() {
+    let mut rng = Rng(0x9009);
+    let mut jobs = Vec::new();
+    for _ in 0..40 {
+        let k = 1 + rng.below(5) as usize;
+        let mut sm = Vec::new();
+        let mut dm = Vec::new();
+        for m in 0..k {
+            let name = format!("m{m}");
+            let (a, b) = match rng.below(3) {
+                0 => (random_int(&mut rng), random_int(&mut rng)),
+                1 => (random_float(&mut rng), random_float(&mut rng)),
+                _ => loop {
+                    // Avoid the pairs where the reference library overruns a stack
+                    // variable (see custom_int_float_layouts_match_reference).
+                    let (i, f) = (random_int(&mut rng), random_float(&mut rng));
+                    if i.atomic().unwrap().precision() <= f.as_float().unwrap().mant_size() + 65 {
+                        break (i, f);
+                    }
+                },
+            };
+            // Some members only in the source, some only in the destination.
+            match rng.below(5) {
+                0 => sm.push((name, a)),
+                1 => dm.push((name, b)),
+                _ => {
+                    sm.push((name.clone(), a));
+                    dm.push((name, b));
+                }
+            }
+        }
+        if sm.is_empty() || dm.is_empty() {
+            continue;
+        }
+        let s = random_compound(sm, &mut rng);
+        let d = random_compound(dm, &mut rng);
+        let n = 20;
+        let input: Vec<u8> = (0..n * s.size()).map(|_| rng.next() as u8).collect();
+        let bkg: Vec<u8> = (0..n * d.size()).map(|_| rng.next() as u8).collect();
+        jobs.extend(both(&s, &d, input, Some(bkg)));
+    }
+    assert!(jobs.len() >= 40, "{} jobs", jobs.len());
+    check_against_oracle(&jobs);
+}
