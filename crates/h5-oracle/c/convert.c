@@ -9,6 +9,11 @@
  *                          buffer follows the source bytes)
  *   N * size(SRC) raw source bytes, then N * size(DST) background bytes when BKG is 1
  *
+ * A variable-length type (a sequence or a variable-length string) at the top level is
+ * serialized instead: for each element a 32-bit little-endian count, then the count's
+ * base elements (or characters); a null string has count 0xffffffff. The third line then
+ * has a fourth number, the total number of source bytes. The output uses the same form.
+ *
  * For each job it prints either
  *   ok HEX              the N * size(DST) converted bytes
  *   counts HI LO PREC TRUNC PINF NINF NAN
@@ -203,6 +208,85 @@ static hid_t parse_line(char *line) {
     return parse_type();
 }
 
+static int is_var(hid_t t) {
+    return H5Tget_class(t) == H5T_VLEN || (H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) > 0);
+}
+
+static unsigned long get32(const unsigned char *p) {
+    return (unsigned long)p[0] | ((unsigned long)p[1] << 8) | ((unsigned long)p[2] << 16) |
+           ((unsigned long)p[3] << 24);
+}
+
+/* Build hvl_t / char* elements from the serialized form. */
+static int deserialize(hid_t t, const unsigned char *ser, size_t len, size_t n, unsigned char *buf) {
+    size_t pos = 0;
+    int str = H5Tget_class(t) == H5T_STRING;
+    size_t esz = 1;
+    if (!str) {
+        hid_t base = H5Tget_super(t);
+        esz = H5Tget_size(base);
+        H5Tclose(base);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (pos + 4 > len) return -1;
+        unsigned long count = get32(ser + pos);
+        pos += 4;
+        if (str) {
+            char *p = NULL;
+            if (count != 0xffffffffUL) {
+                if (pos + count > len) return -1;
+                p = malloc(count + 1);
+                memcpy(p, ser + pos, count);
+                p[count] = 0;
+                pos += count;
+            }
+            memcpy(buf + i * sizeof(char *), &p, sizeof p);
+        } else {
+            hvl_t v;
+            if (pos + count * esz > len) return -1;
+            v.len = count;
+            v.p = count ? malloc(count * esz) : NULL;
+            if (count) memcpy(v.p, ser + pos, count * esz);
+            pos += count * esz;
+            memcpy(buf + i * sizeof(hvl_t), &v, sizeof v);
+        }
+    }
+    return 0;
+}
+
+static void put_hex32(unsigned long v) {
+    printf("%02lx%02lx%02lx%02lx", v & 0xff, (v >> 8) & 0xff, (v >> 16) & 0xff, (v >> 24) & 0xff);
+}
+
+/* Print hvl_t / char* elements in the serialized form, as hex. */
+static void serialize(hid_t t, const unsigned char *buf, size_t n) {
+    int str = H5Tget_class(t) == H5T_STRING;
+    size_t esz = 1;
+    if (!str) {
+        hid_t base = H5Tget_super(t);
+        esz = H5Tget_size(base);
+        H5Tclose(base);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (str) {
+            char *p;
+            memcpy(&p, buf + i * sizeof(char *), sizeof p);
+            if (!p) {
+                put_hex32(0xffffffffUL);
+                continue;
+            }
+            size_t l = strlen(p);
+            put_hex32(l);
+            for (size_t k = 0; k < l; k++) printf("%02x", (unsigned char)p[k]);
+        } else {
+            hvl_t v;
+            memcpy(&v, buf + i * sizeof(hvl_t), sizeof v);
+            put_hex32(v.len);
+            for (size_t k = 0; k < v.len * esz; k++) printf("%02x", ((unsigned char *)v.p)[k]);
+        }
+    }
+}
+
 static int read_line(char *buf, size_t cap) {
     size_t n = 0;
     int c;
@@ -220,10 +304,10 @@ int main(void) {
     while (read_line(sline, sizeof sline) == 0) {
         if (sline[0] == 0) continue;
         if (read_line(dline, sizeof dline) < 0 || read_line(nline, sizeof nline) < 0) return 2;
-        size_t n = 0;
+        size_t n = 0, nbytes = 0;
         char mode[16] = "cb";
         int bkg = 0;
-        sscanf(nline, "%zu %15s %d", &n, mode, &bkg);
+        int fields = sscanf(nline, "%zu %15s %d %zu", &n, mode, &bkg, &nbytes);
         hid_t src = parse_line(sline);
         hid_t dst = parse_line(dline);
         size_t ssz = src >= 0 ? H5Tget_size(src) : 0;
@@ -231,7 +315,14 @@ int main(void) {
         size_t big = (ssz > dsz ? ssz : dsz) * (n ? n : 1);
         unsigned char *buf = calloc(big + 16, 1);
         unsigned char *bk = calloc(dsz * (n ? n : 1) + 16, 1);
-        if (n && fread(buf, 1, ssz * n, stdin) != ssz * n) return 3;
+        int svar = src >= 0 && is_var(src), dvar = dst >= 0 && is_var(dst);
+        if (svar) {
+            if (fields < 4) return 3;
+            unsigned char *ser = malloc(nbytes + 1);
+            if (nbytes && fread(ser, 1, nbytes, stdin) != nbytes) return 3;
+            if (deserialize(src, ser, nbytes, n, buf) < 0) return 3;
+            free(ser);
+        } else if (n && fread(buf, 1, ssz * n, stdin) != ssz * n) return 3;
         if (bkg && n && fread(bk, 1, dsz * n, stdin) != dsz * n) return 3;
         if (src < 0 || dst < 0) {
             printf("err cannot build type\n");
@@ -243,7 +334,9 @@ int main(void) {
                 printf("err conversion failed\n");
             } else {
                 printf("ok ");
-                for (size_t k = 0; k < dsz * n; k++) printf("%02x", buf[k]);
+                if (dvar) serialize(dst, buf, n);
+                else
+                    for (size_t k = 0; k < dsz * n; k++) printf("%02x", buf[k]);
                 printf("\ncounts");
                 for (int k = 0; k < 7; k++) printf(" %llu", counts[k]);
                 printf("\n");

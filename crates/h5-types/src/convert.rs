@@ -32,9 +32,11 @@
 //! * integers or floats of the same size and layout in opposite byte orders are byte-swapped
 //!   only: for integers the sign and precision are then not looked at, so a big-endian `-1`
 //!   converts to a little-endian unsigned `0xffffffff`;
-//! * pairs of native types (`i8`...`u64`, `f32`, `f64`, little-endian) follow C casts:
-//!   round to nearest even, and for a float NaN or out-of-range value cast to an integer the
-//!   x86-64 result (the "integer indefinite" value) when no handler is installed;
+//! * pairs of native types (`i8`...`u64`, `f32`, `f64`, little-endian, and the x87 80-bit
+//!   `long double` in 16 bytes) follow C casts: round to nearest even, and for a NaN or an
+//!   out-of-range float cast to an integer the x86-64 result (the "integer indefinite"
+//!   value) when no handler is installed; the six padding bytes of a `long double`
+//!   destination are written as zero (the hardware leaves them as they were);
 //! * every other pair follows the library's general algorithms: float to float rounds half
 //!   away from zero and never rounds a finite value into infinity; after a denormalized
 //!   value has been seen, later elements of the same call round without carrying into the
@@ -45,6 +47,41 @@
 //! With a handler installed, results are those of `H5Tconvert` with a conversion callback
 //! (`H5Pset_type_conv_cb`) that behaves the same way; without one, those of `H5Tconvert`
 //! without a callback. [`ConversionReport::counts`] counts exceptions either way.
+//!
+//! # Paths
+//!
+//! | source | destination | how |
+//! |---|---|---|
+//! | integer | integer | any size (beyond the reference library's 64 bytes), precision, offset, padding, order, sign; clamping |
+//! | float | float | any layout: IEEE sizes, custom fields, exponent bias, implied or explicit leading bit, VAX order |
+//! | integer | float, and back | any layouts; float to integer truncates toward zero |
+//! | enum | enum | by member name; every source name must exist in the destination |
+//! | enum | integer, float | through the enum's base type |
+//! | string | string | fixed sizes and paddings; fixed to variable-length and back (an extension: the reference library has no such path); same character set only |
+//! | bitfield | bitfield | low bits copied |
+//! | compound | compound | members matched by name, converted recursively |
+//! | array | array | same dimensions, elements converted |
+//! | sequence | sequence | elements converted |
+//! | complex | complex | both parts converted |
+//! | any type | an equal type | copied (the only path for opaque, reference and time types) |
+//!
+//! Floats normalized with the most significant bit set have no general path (the reference
+//! library fails on them at run time).
+//!
+//! Known differences from the reference library, all where it reads or writes memory it
+//! does not own: bits inside a float's precision that no field covers are written as zero;
+//! a float-to-integer conversion whose mantissa is wider than the library's scratch integer
+//! and an integer-to-float conversion that drops more than 65 bits are computed as the
+//! algorithm intends. An exception handler that returns [`Action::Handled`] leaves the
+//! destination element exactly as it wrote it.
+//!
+//! # The netCDF policy
+//!
+//! [`Policy::NetCdf`] reports as range errors: values above or below the destination's
+//! range, and NaN or infinities converted to integers (and enum values without a name).
+//! Infinities and NaN converted to floats, loss of precision, and truncation of fractions
+//! are not errors. Every element is converted; out-of-range ones hold the reference
+//! default (clamped).
 //!
 //! # Variable-length data
 //!
@@ -63,6 +100,7 @@ mod int;
 mod plan;
 mod string;
 mod vlen;
+mod x87;
 
 #[cfg(test)]
 mod tests;

@@ -16,7 +16,7 @@
 
 use super::bits::{self, Dir};
 use super::except::{Action, Ctx, ExceptionKind, Special};
-use super::int::{loader, storer, StdInt};
+use super::int::{with_int, Lane, StdInt};
 use super::Kernel;
 use crate::{ByteOrder, Error, ErrorKind, FloatType, IntegerType, Norm, Pad, Result};
 
@@ -53,79 +53,79 @@ impl StdFloat {
             be: order == ByteOrder::BigEndian,
         })
     }
+}
 
-    /// Mantissa bits (23 or 52).
-    fn msize(self) -> u32 {
+impl StdFloat {
+    fn fields(self) -> (u32, u32, i64) {
         if self.size == 4 {
-            23
+            (8, 23, 127)
         } else {
-            52
+            (11, 52, 1023)
         }
     }
 
-    /// Read one value as `f64` (exact for both sizes; a binary32 NaN is widened bit by bit,
-    /// not quieted).
-    #[inline(always)]
-    fn load(self, b: &[u8]) -> f64 {
+    pub(crate) fn read(self, b: &[u8]) -> u64 {
         if self.size == 4 {
-            let mut a = [0u8; 4];
-            a.copy_from_slice(&b[..4]);
-            let bits = if self.be {
-                u32::from_be_bytes(a)
-            } else {
-                u32::from_le_bytes(a)
-            };
-            f32_to_f64_bits(bits)
-        } else {
-            let mut a = [0u8; 8];
-            a.copy_from_slice(&b[..8]);
-            f64::from_bits(if self.be {
-                u64::from_be_bytes(a)
-            } else {
-                u64::from_le_bytes(a)
-            })
-        }
-    }
-
-    /// Raw bits of one value, right-aligned.
-    #[inline(always)]
-    fn load_bits(self, b: &[u8]) -> u64 {
-        if self.size == 4 {
-            let mut a = [0u8; 4];
-            a.copy_from_slice(&b[..4]);
             u64::from(if self.be {
-                u32::from_be_bytes(a)
+                u32::ld::<true>(b)
             } else {
-                u32::from_le_bytes(a)
+                u32::ld::<false>(b)
             })
+        } else if self.be {
+            u64::ld::<true>(b)
         } else {
-            let mut a = [0u8; 8];
-            a.copy_from_slice(&b[..8]);
-            if self.be {
-                u64::from_be_bytes(a)
-            } else {
-                u64::from_le_bytes(a)
+            u64::ld::<false>(b)
+        }
+    }
+
+    pub(crate) fn write(self, b: &mut [u8], bits: u64) {
+        match (self.size, self.be) {
+            (4, true) => (bits as u32).st::<true>(b),
+            (4, false) => (bits as u32).st::<false>(b),
+            (_, true) => bits.st::<true>(b),
+            _ => bits.st::<false>(b),
+        }
+    }
+}
+
+/// The general float algorithm's result for a normal IEEE value whose result is normal and
+/// raises nothing (rounding half away from zero, never into infinity); `None` for every
+/// other case, which the bit-level path handles.
+#[inline]
+fn ieee_normal(a: StdFloat, b: StdFloat, raw: u64) -> Option<u64> {
+    let (se, sm, sbias) = a.fields();
+    let (de, dm, dbias) = b.fields();
+    let semax = (1u64 << se) - 1;
+    let ef = (raw >> sm) & semax;
+    if ef == 0 || ef == semax {
+        return None;
+    }
+    let sign = raw >> (se + sm) & 1;
+    let mant = raw & ((1u64 << sm) - 1);
+    let expo_max = (1i64 << de) - 1;
+    let mut expo = ef as i64 - sbias + dbias;
+    if expo <= 0 || expo >= expo_max {
+        return None;
+    }
+    let m = if dm >= sm {
+        mant << (dm - sm)
+    } else {
+        let cut = sm - dm;
+        let mut keep = mant >> cut;
+        let all = (1u64 << dm) - 1;
+        if mant >> (cut - 1) & 1 == 1 && (keep != all || expo < expo_max - 1) {
+            keep += 1;
+            if keep > all {
+                keep = 0;
+                expo += 1;
+                if expo >= expo_max {
+                    return None;
+                }
             }
         }
-    }
-
-    #[inline(always)]
-    fn store_bits(self, b: &mut [u8], v: u64) {
-        if self.size == 4 {
-            let v = v as u32;
-            b[..4].copy_from_slice(&if self.be {
-                v.to_be_bytes()
-            } else {
-                v.to_le_bytes()
-            });
-        } else {
-            b[..8].copy_from_slice(&if self.be {
-                v.to_be_bytes()
-            } else {
-                v.to_le_bytes()
-            });
-        }
-    }
+        keep
+    };
+    Some(sign << (de + dm) | (expo as u64) << dm | m)
 }
 
 /// Widen binary32 bits to an `f64` exactly; NaN payloads move to the top of the wider
@@ -169,6 +169,173 @@ fn f32_to_f64_hw(bits: u32) -> u64 {
     }
 }
 
+/// Run a per-element conversion `f` over all elements. `f` writes the default result and
+/// says which exception, if any, the element raises. Exceptions are only counted in the
+/// loop; when they must be raised one by one (a handler, the netCDF policy), a second pass
+/// raises them in element order, after the defaults are in place.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn two_pass(
+    src: &[u8],
+    (ss, sn): (usize, usize),
+    dst: &mut [u8],
+    (ds, dn): (usize, usize),
+    n: usize,
+    ctx: &mut Ctx,
+    f: impl Fn(&[u8], &mut [u8]) -> Option<(ExceptionKind, Special)>,
+) -> Result<()> {
+    let mut counts = [0u64; 7];
+    if ss == sn && ds == dn {
+        for (s, d) in src[..n * sn]
+            .chunks_exact(sn)
+            .zip(dst[..n * dn].chunks_exact_mut(dn))
+        {
+            if let Some((k, _)) = f(s, d) {
+                counts[k.index()] += 1;
+            }
+        }
+    } else {
+        for i in 0..n {
+            if let Some((k, _)) = f(&src[i * ss..i * ss + sn], &mut dst[i * ds..i * ds + dn]) {
+                counts[k.index()] += 1;
+            }
+        }
+    }
+    if counts.iter().all(|&c| c == 0) {
+        return Ok(());
+    }
+    if !ctx.per_element() {
+        for k in ExceptionKind::ALL {
+            ctx.count(k, counts[k.index()]);
+        }
+        return Ok(());
+    }
+    let mut scratch = vec![0u8; dn];
+    for i in 0..n {
+        let se = &src[i * ss..i * ss + sn];
+        if let Some((k, special)) = f(se, &mut scratch) {
+            // The default is already in place; a handler may overwrite it.
+            ctx.raise(k, i, se, &mut dst[i * ds..i * ds + dn], special)?;
+        }
+    }
+    Ok(())
+}
+
+/// An IEEE float as a Rust type.
+pub(crate) trait FLane: Copy + 'static {
+    const N: usize;
+    const ESIZE: u32;
+    const MSIZE: u32;
+    const BIAS: i64;
+    /// Raw bits, right-aligned.
+    fn bits<const BE: bool>(b: &[u8]) -> u64;
+    fn put<const BE: bool>(bits: u64, b: &mut [u8]);
+    /// The value as `f64`, exactly (NaN payloads moved bit for bit, not quieted).
+    fn value(bits: u64) -> f64;
+    /// An integer converted to this type, rounding to nearest even; the bits.
+    fn from_int<L: Lane>(v: L) -> u64;
+    /// A wide integer converted to this type (nearest even), as `f64`.
+    fn round(v: i128) -> f64;
+    /// An integer converted to this type (nearest even), as `f64`.
+    fn round_lane<L: Lane>(v: L) -> f64;
+}
+
+#[inline(always)]
+fn rounded<F: FLane>(v: i128) -> f64 {
+    F::round(v)
+}
+
+#[derive(Clone, Copy)]
+pub(crate) struct F32;
+#[derive(Clone, Copy)]
+pub(crate) struct F64;
+
+impl FLane for F32 {
+    const N: usize = 4;
+    const ESIZE: u32 = 8;
+    const MSIZE: u32 = 23;
+    const BIAS: i64 = 127;
+    #[inline(always)]
+    fn bits<const BE: bool>(b: &[u8]) -> u64 {
+        u64::from(u32::ld::<BE>(b))
+    }
+    #[inline(always)]
+    fn put<const BE: bool>(bits: u64, b: &mut [u8]) {
+        (bits as u32).st::<BE>(b)
+    }
+    #[inline(always)]
+    fn value(bits: u64) -> f64 {
+        f32_to_f64_bits(bits as u32)
+    }
+    #[inline(always)]
+    fn from_int<L: Lane>(v: L) -> u64 {
+        u64::from(v.to_f32().to_bits())
+    }
+    #[inline(always)]
+    fn round(v: i128) -> f64 {
+        f64::from(v as f32)
+    }
+    #[inline(always)]
+    fn round_lane<L: Lane>(v: L) -> f64 {
+        f64::from(v.to_f32())
+    }
+}
+
+impl FLane for F64 {
+    const N: usize = 8;
+    const ESIZE: u32 = 11;
+    const MSIZE: u32 = 52;
+    const BIAS: i64 = 1023;
+    #[inline(always)]
+    fn bits<const BE: bool>(b: &[u8]) -> u64 {
+        u64::ld::<BE>(b)
+    }
+    #[inline(always)]
+    fn put<const BE: bool>(bits: u64, b: &mut [u8]) {
+        bits.st::<BE>(b)
+    }
+    #[inline(always)]
+    fn value(bits: u64) -> f64 {
+        f64::from_bits(bits)
+    }
+    #[inline(always)]
+    fn from_int<L: Lane>(v: L) -> u64 {
+        v.to_f64().to_bits()
+    }
+    #[inline(always)]
+    fn round(v: i128) -> f64 {
+        v as f64
+    }
+    #[inline(always)]
+    fn round_lane<L: Lane>(v: L) -> f64 {
+        v.to_f64()
+    }
+}
+
+/// Run `$body` with `$F` bound to the float lane of a standard float and `$BE` to its order.
+macro_rules! with_float {
+    ($t:expr, $F:ident, $BE:ident, $body:expr) => {{
+        let t: StdFloat = $t;
+        macro_rules! order {
+            ($ty:ty) => {{
+                type $F = $ty;
+                if t.be {
+                    const $BE: bool = true;
+                    $body
+                } else {
+                    const $BE: bool = false;
+                    $body
+                }
+            }};
+        }
+        if t.size == 4 {
+            order!(F32)
+        } else {
+            order!(F64)
+        }
+    }};
+}
+
 // ---------------------------------------------------------------------------------------
 // Hardware paths (native types).
 // ---------------------------------------------------------------------------------------
@@ -191,68 +358,30 @@ impl Kernel for HardFloatFloat {
         ctx: &mut Ctx,
     ) -> Result<()> {
         if !self.narrow {
-            if ss == 4 && ds == 8 {
-                for (s, d) in src[..4 * n]
-                    .chunks_exact(4)
-                    .zip(dst[..8 * n].chunks_exact_mut(8))
-                {
-                    let b = u32::from_le_bytes([s[0], s[1], s[2], s[3]]);
-                    d.copy_from_slice(&f32_to_f64_hw(b).to_le_bytes());
-                }
-            } else {
-                for i in 0..n {
-                    let s = &src[i * ss..i * ss + 4];
-                    let b = u32::from_le_bytes([s[0], s[1], s[2], s[3]]);
-                    dst[i * ds..i * ds + 8].copy_from_slice(&f32_to_f64_hw(b).to_le_bytes());
-                }
-            }
-            return Ok(());
+            return two_pass(src, (ss, 4), dst, (ds, 8), n, ctx, |s, d| {
+                f32_to_f64_hw(u32::ld::<false>(s)).st::<false>(d);
+                None
+            });
         }
         let max = f64::from(f32::MAX);
-        let (mut hi, mut lo) = (0u64, 0u64);
-        let conv = |x: f64| -> u32 {
-            if x > max {
-                f32::INFINITY.to_bits()
+        two_pass(src, (ss, 8), dst, (ds, 4), n, ctx, |s, d| {
+            let x = f64::from_bits(u64::ld::<false>(s));
+            let (bits, exc) = if x > max {
+                (
+                    f32::INFINITY.to_bits(),
+                    Some((ExceptionKind::RangeHi, Special::of(x))),
+                )
             } else if x < -max {
-                f32::NEG_INFINITY.to_bits()
+                (
+                    f32::NEG_INFINITY.to_bits(),
+                    Some((ExceptionKind::RangeLow, Special::of(x))),
+                )
             } else {
-                f64_to_f32_hw(x)
-            }
-        };
-        for i in 0..n {
-            let s = &src[i * ss..i * ss + 8];
-            let mut a = [0u8; 8];
-            a.copy_from_slice(s);
-            let x = f64::from_le_bytes(a);
-            hi += u64::from(x > max);
-            lo += u64::from(x < -max);
-            dst[i * ds..i * ds + 4].copy_from_slice(&conv(x).to_le_bytes());
-        }
-        if hi + lo > 0 {
-            if ctx.per_element() {
-                for i in 0..n {
-                    let s = &src[i * ss..i * ss + 8];
-                    let mut a = [0u8; 8];
-                    a.copy_from_slice(s);
-                    let x = f64::from_le_bytes(a);
-                    let kind = if x > max {
-                        ExceptionKind::RangeHi
-                    } else if x < -max {
-                        ExceptionKind::RangeLow
-                    } else {
-                        continue;
-                    };
-                    let d = &mut dst[i * ds..i * ds + 4];
-                    if ctx.raise(kind, i, s, d, Special::of(x))? == Action::Unhandled {
-                        d.copy_from_slice(&conv(x).to_le_bytes());
-                    }
-                }
-            } else {
-                ctx.count(ExceptionKind::RangeHi, hi);
-                ctx.count(ExceptionKind::RangeLow, lo);
-            }
-        }
-        Ok(())
+                (f64_to_f32_hw(x), None)
+            };
+            bits.st::<false>(d);
+            exc
+        })
     }
 }
 
@@ -266,14 +395,29 @@ pub(crate) struct HardIntFloat {
     pub(crate) dst: StdFloat,
 }
 
-#[inline(always)]
-fn int_to_float_bits(v: i128, dst: StdFloat) -> u64 {
-    // Rust's integer to float casts round to nearest, ties to even, as the hardware does.
-    if dst.size == 4 {
-        u64::from((v as f32).to_bits())
-    } else {
-        (v as f64).to_bits()
-    }
+#[inline(never)]
+fn hard_int_float<S: Lane, F: FLane>(
+    src: &[u8],
+    ss: usize,
+    dst: &mut [u8],
+    ds: usize,
+    n: usize,
+    ctx: &mut Ctx,
+) -> Result<()> {
+    let sprec = 8 * S::N as u32;
+    let dprec = F::MSIZE + 1;
+    let mask = u128::MAX >> (128 - sprec);
+    two_pass(src, (ss, S::N), dst, (ds, F::N), n, ctx, |s, d| {
+        let v = S::ld::<false>(s);
+        F::put::<false>(F::from_int(v), d);
+        if sprec > dprec {
+            let raw = (v.wide() as u128) & mask;
+            if raw != 0 && (127 - raw.leading_zeros()) - raw.trailing_zeros() >= dprec {
+                return Some((ExceptionKind::Precision, Special::None));
+            }
+        }
+        None
+    })
 }
 
 impl Kernel for HardIntFloat {
@@ -286,58 +430,43 @@ impl Kernel for HardIntFloat {
         n: usize,
         ctx: &mut Ctx,
     ) -> Result<()> {
-        let (s, d) = (self.src, self.dst);
-        let ld = loader(s);
-        let sprec = 8 * s.size as u32;
-        let dprec = d.msize() + 1;
-        for i in 0..n {
-            let se = &src[i * ss..i * ss + s.size];
-            let v = ld(se);
-            let out = int_to_float_bits(v, d);
-            let de = &mut dst[i * ds..i * ds + d.size];
-            if sprec > dprec {
-                let raw = (v as u128) & (u128::MAX >> (128 - sprec));
-                let (hi, lo) = if raw == 0 {
-                    (0, 0)
-                } else {
-                    (127 - raw.leading_zeros(), raw.trailing_zeros())
-                };
-                if hi - lo >= dprec
-                    && ctx.raise(ExceptionKind::Precision, i, se, de, Special::None)?
-                        == Action::Handled
-                {
-                    continue;
-                }
-            }
-            d.store_bits(de, out);
-        }
-        Ok(())
+        with_int!(
+            self.src,
+            S,
+            _SBE,
+            with_float!(
+                self.dst,
+                F,
+                _DBE,
+                hard_int_float::<S, F>(src, ss, dst, ds, n, ctx)
+            )
+        )
     }
 }
 
 /// What x86-64 code compiled from a C cast of a float to an integer type produces, including
 /// for NaN and out-of-range values (the "integer indefinite" value and its truncations).
 #[inline(always)]
-fn x86_float_to_int(x: f64, dst: StdInt) -> i128 {
+fn x86_float_to_int(x: f64, size: usize, signed: bool) -> i128 {
     const INDEF32: i128 = -(1 << 31);
     const INDEF64: i128 = -(1 << 63);
+    // `cvttsd2si`: truncation when the truncated value fits, the indefinite value otherwise
+    // (and for NaN, for which the comparisons are false).
     let cvt32 = |x: f64| -> i128 {
-        let t = x.trunc();
-        if x.is_nan() || !(-2147483648.0..2147483648.0).contains(&t) {
-            INDEF32
+        if x > -2147483649.0 && x < 2147483648.0 {
+            i128::from(x as i64)
         } else {
-            t as i128
+            INDEF32
         }
     };
     let cvt64 = |x: f64| -> i128 {
-        let t = x.trunc();
-        if x.is_nan() || !(-9223372036854775808.0..9223372036854775808.0).contains(&t) {
-            INDEF64
+        if (-9223372036854775808.0..9223372036854775808.0).contains(&x) {
+            i128::from(x as i64)
         } else {
-            t as i128
+            INDEF64
         }
     };
-    match (dst.size, dst.signed) {
+    match (size, signed) {
         (1 | 2, _) | (4, true) => cvt32(x),
         (4, false) | (8, true) => cvt64(x),
         _ => {
@@ -359,6 +488,51 @@ pub(crate) struct HardFloatInt {
     pub(crate) dst: StdInt,
 }
 
+#[inline(never)]
+fn hard_float_int<F: FLane, D: Lane>(
+    src: &[u8],
+    ss: usize,
+    dst: &mut [u8],
+    ds: usize,
+    n: usize,
+    ctx: &mut Ctx,
+) -> Result<()> {
+    // The bounds as the source type sees them: D_MAX and D_MIN cast to the float type.
+    let maxf = rounded::<F>(D::MAX);
+    let minf = rounded::<F>(D::MIN);
+    let sprec = F::MSIZE + 1;
+    let dprec = 8 * D::N as u32;
+    let signed = D::MIN < 0;
+    let cb = ctx.has_cb();
+    two_pass(src, (ss, F::N), dst, (ds, D::N), n, ctx, |s, d| {
+        let x = F::value(F::bits::<false>(s));
+        if cb {
+            let (value, exc) = if x > maxf || (sprec < dprec && x == maxf) {
+                (D::MAX, Some(ExceptionKind::RangeHi))
+            } else if x < minf {
+                (D::MIN, Some(ExceptionKind::RangeLow))
+            } else {
+                let v = x86_float_to_int(x, D::N, signed);
+                // The value cast back must equal the source (never for NaN).
+                let back = F::round_lane(D::narrow(v));
+                (v, (back != x).then_some(ExceptionKind::Truncate))
+            };
+            D::narrow(value).st::<false>(d);
+            exc.map(|k| (k, Special::of(x)))
+        } else {
+            let (value, exc) = if x > maxf {
+                (D::MAX, Some(ExceptionKind::RangeHi))
+            } else if x < minf {
+                (D::MIN, Some(ExceptionKind::RangeLow))
+            } else {
+                (x86_float_to_int(x, D::N, signed), None)
+            };
+            D::narrow(value).st::<false>(d);
+            exc.map(|k| (k, Special::of(x)))
+        }
+    })
+}
+
 impl Kernel for HardFloatInt {
     fn run(
         &self,
@@ -369,71 +543,17 @@ impl Kernel for HardFloatInt {
         n: usize,
         ctx: &mut Ctx,
     ) -> Result<()> {
-        let (s, d) = (self.src, self.dst);
-        let st = storer(d);
-        // The bounds as the source type sees them: D_MAX and D_MIN cast to the float type.
-        let round = |v: i128| -> f64 {
-            if s.size == 4 {
-                f64::from(v as f32)
-            } else {
-                v as f64
-            }
-        };
-        let (maxf, minf) = (round(d.max()), round(d.min()));
-        let sprec = s.msize() + 1;
-        let dprec = 8 * d.size as u32;
-        let cb = ctx.has_cb();
-        for i in 0..n {
-            let se = &src[i * ss..i * ss + s.size];
-            let x = s.load(se);
-            let de = &mut dst[i * ds..i * ds + d.size];
-            if cb {
-                let (kind, value) = if x > maxf || (sprec < dprec && x == maxf) {
-                    (Some(ExceptionKind::RangeHi), d.max())
-                } else if x < minf {
-                    (Some(ExceptionKind::RangeLow), d.min())
-                } else {
-                    let v = x86_float_to_int(x, d);
-                    // The value cast back must equal the source (never for NaN).
-                    let back = round(wrap(v, d));
-                    if back != x {
-                        (Some(ExceptionKind::Truncate), v)
-                    } else {
-                        (None, v)
-                    }
-                };
-                if let Some(kind) = kind {
-                    if ctx.raise(kind, i, se, de, Special::of(x))? == Action::Handled {
-                        continue;
-                    }
-                }
-                st(de, value);
-            } else {
-                let value = if x > maxf {
-                    ctx.count(ExceptionKind::RangeHi, 1);
-                    d.max()
-                } else if x < minf {
-                    ctx.count(ExceptionKind::RangeLow, 1);
-                    d.min()
-                } else {
-                    x86_float_to_int(x, d)
-                };
-                st(de, value);
-            }
-        }
-        Ok(())
-    }
-}
-
-/// The value of the low bits of `v` as the destination integer type holds them.
-#[inline(always)]
-fn wrap(v: i128, d: StdInt) -> i128 {
-    let bits = 8 * d.size as u32;
-    let m = (v as u128) & (u128::MAX >> (128 - bits));
-    if d.signed && m >> (bits - 1) & 1 == 1 {
-        m as i128 - (1i128 << bits)
-    } else {
-        m as i128
+        with_float!(
+            self.src,
+            F,
+            _SBE,
+            with_int!(
+                self.dst,
+                D,
+                _DBE,
+                hard_float_int::<F, D>(src, ss, dst, ds, n, ctx)
+            )
+        )
     }
 }
 
@@ -450,6 +570,24 @@ pub(crate) struct SoftIntFloat {
     pub(crate) dst: StdFloat,
 }
 
+#[inline(never)]
+fn soft_int_float<S: Lane, F: FLane, const SBE: bool, const DBE: bool>(
+    src: &[u8],
+    ss: usize,
+    dst: &mut [u8],
+    ds: usize,
+    n: usize,
+    ctx: &mut Ctx,
+) -> Result<()> {
+    two_pass(src, (ss, S::N), dst, (ds, F::N), n, ctx, |s, d| {
+        let v = S::ld::<SBE>(s);
+        F::put::<DBE>(F::from_int(v), d);
+        let mag = v.wide().unsigned_abs();
+        (mag != 0 && 127 - mag.leading_zeros() > F::MSIZE)
+            .then_some((ExceptionKind::Precision, Special::None))
+    })
+}
+
 impl Kernel for SoftIntFloat {
     fn run(
         &self,
@@ -460,23 +598,17 @@ impl Kernel for SoftIntFloat {
         n: usize,
         ctx: &mut Ctx,
     ) -> Result<()> {
-        let (s, d) = (self.src, self.dst);
-        let ld = loader(s);
-        let msize = d.msize();
-        for i in 0..n {
-            let se = &src[i * ss..i * ss + s.size];
-            let v = ld(se);
-            let de = &mut dst[i * ds..i * ds + d.size];
-            let mag = v.unsigned_abs();
-            if mag != 0
-                && 127 - mag.leading_zeros() > msize
-                && ctx.raise(ExceptionKind::Precision, i, se, de, Special::None)? == Action::Handled
-            {
-                continue;
-            }
-            d.store_bits(de, int_to_float_bits(v, d));
-        }
-        Ok(())
+        with_int!(
+            self.src,
+            S,
+            SBE,
+            with_float!(
+                self.dst,
+                F,
+                DBE,
+                soft_int_float::<S, F, SBE, DBE>(src, ss, dst, ds, n, ctx)
+            )
+        )
     }
 }
 
@@ -486,6 +618,64 @@ impl Kernel for SoftIntFloat {
 pub(crate) struct SoftFloatInt {
     pub(crate) src: StdFloat,
     pub(crate) dst: StdInt,
+}
+
+#[inline(never)]
+fn soft_float_int<F: FLane, D: Lane, const SBE: bool, const DBE: bool>(
+    src: &[u8],
+    ss: usize,
+    dst: &mut [u8],
+    ds: usize,
+    n: usize,
+    ctx: &mut Ctx,
+) -> Result<()> {
+    let cb = ctx.has_cb();
+    let prec = 8 * D::N as i64;
+    let signed = D::MIN < 0;
+    let limit = if signed { prec - 1 } else { prec };
+    two_pass(src, (ss, F::N), dst, (ds, D::N), n, ctx, |s, d| {
+        let raw = F::bits::<SBE>(s);
+        // Saturating casts give the reference library's default results.
+        D::sat(F::value(raw)).st::<DBE>(d);
+        let sign = raw >> (F::ESIZE + F::MSIZE) & 1 == 1;
+        let efield = (raw >> F::MSIZE) & ((1 << F::ESIZE) - 1);
+        let mant = raw & ((1 << F::MSIZE) - 1);
+        let kind = if efield == (1 << F::ESIZE) - 1 {
+            if mant == 0 {
+                Some(if sign {
+                    ExceptionKind::NegInf
+                } else {
+                    ExceptionKind::PosInf
+                })
+            } else {
+                Some(ExceptionKind::NaN)
+            }
+        } else if efield == 0 {
+            // Zero or denormalized: the integer part is zero, silently.
+            None
+        } else {
+            let expo = efield as i64 - F::BIAS;
+            if expo < 0 {
+                None
+            } else {
+                let truncated = cb && expo < i64::from(F::MSIZE);
+                if sign && !signed {
+                    Some(ExceptionKind::RangeLow)
+                } else if sign {
+                    if expo < limit {
+                        truncated.then_some(ExceptionKind::Truncate)
+                    } else {
+                        Some(ExceptionKind::RangeLow)
+                    }
+                } else if expo >= limit {
+                    Some(ExceptionKind::RangeHi)
+                } else {
+                    truncated.then_some(ExceptionKind::Truncate)
+                }
+            }
+        };
+        kind.map(|k| (k, Special::None))
+    })
 }
 
 impl Kernel for SoftFloatInt {
@@ -498,87 +688,17 @@ impl Kernel for SoftFloatInt {
         n: usize,
         ctx: &mut Ctx,
     ) -> Result<()> {
-        let (s, d) = (self.src, self.dst);
-        let st = storer(d);
-        let (esize, msize, bias) = if s.size == 4 {
-            (8u32, 23u32, 127i64)
-        } else {
-            (11, 52, 1023)
-        };
-        let prec = 8 * d.size as i64;
-        let cb = ctx.has_cb();
-        for i in 0..n {
-            let se = &src[i * ss..i * ss + s.size];
-            let raw = s.load_bits(se);
-            let x = s.load(se);
-            let de = &mut dst[i * ds..i * ds + d.size];
-            let sign = raw >> (esize + msize) & 1 == 1;
-            let efield = (raw >> msize) & ((1 << esize) - 1);
-            let mant = raw & ((1 << msize) - 1);
-            // Saturating casts give the reference library's default results.
-            let value: i128 = if d.signed {
-                match d.size {
-                    1 => i128::from(x as i8),
-                    2 => i128::from(x as i16),
-                    4 => i128::from(x as i32),
-                    _ => i128::from(x as i64),
-                }
-            } else {
-                match d.size {
-                    1 => i128::from(x as u8),
-                    2 => i128::from(x as u16),
-                    4 => i128::from(x as u32),
-                    _ => i128::from(x as u64),
-                }
-            };
-            let kind = if efield == (1 << esize) - 1 {
-                if mant == 0 {
-                    Some(if sign {
-                        ExceptionKind::NegInf
-                    } else {
-                        ExceptionKind::PosInf
-                    })
-                } else {
-                    Some(ExceptionKind::NaN)
-                }
-            } else if efield == 0 && mant == 0 {
-                None
-            } else {
-                let expo = if efield == 0 {
-                    1 - bias
-                } else {
-                    efield as i64 - bias
-                };
-                if expo < 0 {
-                    // Below one: the integer part is zero, silently.
-                    None
-                } else {
-                    let first = expo;
-                    let truncated = cb && expo < i64::from(msize);
-                    let limit = if d.signed { prec - 1 } else { prec };
-                    if sign && !d.signed {
-                        Some(ExceptionKind::RangeLow)
-                    } else if sign {
-                        if first < limit {
-                            truncated.then_some(ExceptionKind::Truncate)
-                        } else {
-                            Some(ExceptionKind::RangeLow)
-                        }
-                    } else if first >= limit {
-                        Some(ExceptionKind::RangeHi)
-                    } else {
-                        truncated.then_some(ExceptionKind::Truncate)
-                    }
-                }
-            };
-            if let Some(kind) = kind {
-                if ctx.raise(kind, i, se, de, Special::None)? == Action::Handled {
-                    continue;
-                }
-            }
-            st(de, value);
-        }
-        Ok(())
+        with_float!(
+            self.src,
+            F,
+            SBE,
+            with_int!(
+                self.dst,
+                D,
+                DBE,
+                soft_float_int::<F, D, SBE, DBE>(src, ss, dst, ds, n, ctx)
+            )
+        )
     }
 }
 
@@ -640,9 +760,22 @@ impl Kernel for FloatGeneral {
         // The reference library walks a contiguous buffer backwards when the destination is
         // wider (it converts in place), which matters here because of the state above.
         let backwards = ss == ssize && ds == dsize && dsize > ssize;
+        let fast = match (StdFloat::of(sf), StdFloat::of(df)) {
+            (Some(a), Some(b)) => Some((a, b)),
+            _ => None,
+        };
         'elements: for k in 0..n {
             let i = if backwards { n - 1 - k } else { k };
             let se = &src[i * ss..i * ss + ssize];
+            // IEEE to IEEE, a normal value to a normal value, before any denormalized value:
+            // the same result without walking bits.
+            // (Widening never rounds, so the state does not matter then.)
+            if let Some((a, b)) = fast.filter(|(a, b)| !denormalized || b.size >= a.size) {
+                if let Some(bits) = ieee_normal(a, b, a.read(se)) {
+                    b.write(&mut dst[i * ds..i * ds + dsize], bits);
+                    continue 'elements;
+                }
+            }
             s[..ssize].copy_from_slice(se);
             s[ssize..].fill(0);
             bits::to_le(&mut s[..ssize], sf.atomic.order);

@@ -50,88 +50,125 @@ impl StdInt {
             (1i128 << (8 * self.size)) - 1
         }
     }
+
+    /// Read one value (slow path: exceptions).
+    pub(crate) fn load(self, b: &[u8]) -> i128 {
+        let mut raw = [0u8; 8];
+        raw[..self.size].copy_from_slice(&b[..self.size]);
+        if self.be {
+            raw[..self.size].reverse();
+        }
+        let u = u64::from_le_bytes(raw);
+        if self.signed {
+            let sh = 64 - 8 * self.size as u32;
+            i128::from(((u << sh) as i64) >> sh)
+        } else {
+            i128::from(u)
+        }
+    }
+
+    /// Write the low `8 * size` bits of a value (slow path: exceptions).
+    pub(crate) fn store(self, b: &mut [u8], v: i128) {
+        let raw = (v as u64).to_le_bytes();
+        b[..self.size].copy_from_slice(&raw[..self.size]);
+        if self.be {
+            b[..self.size].reverse();
+        }
+    }
 }
 
-/// Fixed-width kernels for standard integers, monomorphized per size, sign and order so the
-/// loops carry no per-element dispatch.
-macro_rules! std_int_kernels {
-    ($($name:ident: $t:ty, $n:expr;)*) => {
+/// A standard integer as a Rust type, so that kernels are monomorphized per type and byte
+/// order and their loops carry no per-element dispatch.
+pub(crate) trait Lane: Copy + 'static {
+    const N: usize;
+    const MIN: i128;
+    const MAX: i128;
+    fn ld<const BE: bool>(b: &[u8]) -> Self;
+    fn st<const BE: bool>(self, b: &mut [u8]);
+    fn wide(self) -> i128;
+    /// The low bits of a wide value (wrapping).
+    fn narrow(w: i128) -> Self;
+    fn to_f32(self) -> f32;
+    fn to_f64(self) -> f64;
+    /// Rust's saturating float-to-integer cast (NaN to zero).
+    fn sat(x: f64) -> Self;
+}
+
+macro_rules! lanes {
+    ($($t:ty),*) => {
         $(
-            #[inline(always)]
-            #[allow(clippy::unnecessary_cast)]
-            fn $name<const BE: bool>(b: &[u8]) -> i128 {
-                let mut a = [0u8; $n];
-                a.copy_from_slice(&b[..$n]);
-                (if BE { <$t>::from_be_bytes(a) } else { <$t>::from_le_bytes(a) }) as i128
+            impl Lane for $t {
+                const N: usize = std::mem::size_of::<$t>();
+                const MIN: i128 = <$t>::MIN as i128;
+                const MAX: i128 = <$t>::MAX as i128;
+                #[inline(always)]
+                fn ld<const BE: bool>(b: &[u8]) -> Self {
+                    let mut a = [0u8; std::mem::size_of::<$t>()];
+                    a.copy_from_slice(&b[..std::mem::size_of::<$t>()]);
+                    if BE { <$t>::from_be_bytes(a) } else { <$t>::from_le_bytes(a) }
+                }
+                #[inline(always)]
+                fn st<const BE: bool>(self, b: &mut [u8]) {
+                    b[..std::mem::size_of::<$t>()]
+                        .copy_from_slice(&if BE { self.to_be_bytes() } else { self.to_le_bytes() });
+                }
+                #[inline(always)]
+                fn wide(self) -> i128 {
+                    self as i128
+                }
+                #[inline(always)]
+                fn narrow(w: i128) -> Self {
+                    w as $t
+                }
+                #[inline(always)]
+                fn to_f32(self) -> f32 {
+                    self as f32
+                }
+                #[inline(always)]
+                fn to_f64(self) -> f64 {
+                    self as f64
+                }
+                #[inline(always)]
+                fn sat(x: f64) -> Self {
+                    x as $t
+                }
             }
         )*
     };
 }
-std_int_kernels! {
-    ld_i8: i8, 1; ld_u8: u8, 1; ld_i16: i16, 2; ld_u16: u16, 2;
-    ld_i32: i32, 4; ld_u32: u32, 4; ld_i64: i64, 8; ld_u64: u64, 8;
-}
+lanes!(i8, u8, i16, u16, i32, u32, i64, u64);
 
-macro_rules! std_int_stores {
-    ($($name:ident: $t:ty, $n:expr;)*) => {
-        $(
-            #[inline(always)]
-            fn $name<const BE: bool>(b: &mut [u8], v: i128) {
-                let v = v as $t;
-                b[..$n].copy_from_slice(&if BE { v.to_be_bytes() } else { v.to_le_bytes() });
-            }
-        )*
-    };
+/// Run `$body` with `$L` bound to the Rust type of a standard integer and `$BE` to its byte
+/// order as a constant.
+macro_rules! with_int {
+    ($t:expr, $L:ident, $BE:ident, $body:expr) => {{
+        let t: $crate::convert::int::StdInt = $t;
+        macro_rules! order {
+            ($ty:ty) => {{
+                #[allow(dead_code)]
+                type $L = $ty;
+                if t.be {
+                    const $BE: bool = true;
+                    $body
+                } else {
+                    const $BE: bool = false;
+                    $body
+                }
+            }};
+        }
+        match (t.size, t.signed) {
+            (1, true) => order!(i8),
+            (1, false) => order!(u8),
+            (2, true) => order!(i16),
+            (2, false) => order!(u16),
+            (4, true) => order!(i32),
+            (4, false) => order!(u32),
+            (8, true) => order!(i64),
+            _ => order!(u64),
+        }
+    }};
 }
-std_int_stores! {
-    st_i8: i8, 1; st_u8: u8, 1; st_i16: i16, 2; st_u16: u16, 2;
-    st_i32: i32, 4; st_u32: u32, 4; st_i64: i64, 8; st_u64: u64, 8;
-}
-
-type Load = fn(&[u8]) -> i128;
-type Store = fn(&mut [u8], i128);
-
-pub(crate) fn loader(t: StdInt) -> Load {
-    match (t.size, t.signed, t.be) {
-        (1, true, false) => ld_i8::<false>,
-        (1, true, true) => ld_i8::<true>,
-        (1, false, false) => ld_u8::<false>,
-        (1, false, true) => ld_u8::<true>,
-        (2, true, false) => ld_i16::<false>,
-        (2, true, true) => ld_i16::<true>,
-        (2, false, false) => ld_u16::<false>,
-        (2, false, true) => ld_u16::<true>,
-        (4, true, false) => ld_i32::<false>,
-        (4, true, true) => ld_i32::<true>,
-        (4, false, false) => ld_u32::<false>,
-        (4, false, true) => ld_u32::<true>,
-        (8, true, false) => ld_i64::<false>,
-        (8, true, true) => ld_i64::<true>,
-        (8, false, false) => ld_u64::<false>,
-        _ => ld_u64::<true>,
-    }
-}
-
-pub(crate) fn storer(t: StdInt) -> Store {
-    match (t.size, t.signed, t.be) {
-        (1, true, false) => st_i8::<false>,
-        (1, true, true) => st_i8::<true>,
-        (1, false, false) => st_u8::<false>,
-        (1, false, true) => st_u8::<true>,
-        (2, true, false) => st_i16::<false>,
-        (2, true, true) => st_i16::<true>,
-        (2, false, false) => st_u16::<false>,
-        (2, false, true) => st_u16::<true>,
-        (4, true, false) => st_i32::<false>,
-        (4, true, true) => st_i32::<true>,
-        (4, false, false) => st_u32::<false>,
-        (4, false, true) => st_u32::<true>,
-        (8, true, false) => st_i64::<false>,
-        (8, true, true) => st_i64::<true>,
-        (8, false, false) => st_u64::<false>,
-        _ => st_u64::<true>,
-    }
-}
+pub(crate) use with_int;
 
 /// Standard integer to standard integer, clamping.
 #[derive(Clone, Copy, Debug)]
@@ -140,37 +177,43 @@ pub(crate) struct IntFast {
     pub(crate) dst: StdInt,
 }
 
-/// The fast clamp loop, generic over the element loaders so each pair gets its own code.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn clamp_loop(
+/// The clamp loop for one pair of types and orders; returns the numbers of values above and
+/// below the destination's range.
+#[inline(never)]
+fn clamp_loop<S: Lane, D: Lane, const SBE: bool, const DBE: bool>(
     src: &[u8],
     ss: usize,
     dst: &mut [u8],
     ds: usize,
     n: usize,
-    (sz, dz): (usize, usize),
-    (min, max): (i128, i128),
-    load: impl Fn(&[u8]) -> i128,
-    store: impl Fn(&mut [u8], i128),
 ) -> (u64, u64) {
     let (mut hi, mut lo) = (0u64, 0u64);
-    if ss == sz && ds == dz {
-        for (s, d) in src[..n * sz]
-            .chunks_exact(sz)
-            .zip(dst[..n * dz].chunks_exact_mut(dz))
-        {
-            let v = load(s);
+    // Clamp in 64-bit arithmetic unless an unsigned 64-bit type is involved.
+    let narrow_math = S::MAX <= i128::from(i64::MAX) && D::MAX <= i128::from(i64::MAX);
+    let mut one = |s: &[u8], d: &mut [u8]| {
+        if narrow_math {
+            let v = S::ld::<SBE>(s).wide() as i64;
+            let (min, max) = (D::MIN as i64, D::MAX as i64);
             hi += u64::from(v > max);
             lo += u64::from(v < min);
-            store(d, v.clamp(min, max));
+            D::narrow(i128::from(v.clamp(min, max))).st::<DBE>(d);
+        } else {
+            let v = S::ld::<SBE>(s).wide();
+            hi += u64::from(v > D::MAX);
+            lo += u64::from(v < D::MIN);
+            D::narrow(v.clamp(D::MIN, D::MAX)).st::<DBE>(d);
+        }
+    };
+    if ss == S::N && ds == D::N {
+        for (s, d) in src[..n * S::N]
+            .chunks_exact(S::N)
+            .zip(dst[..n * D::N].chunks_exact_mut(D::N))
+        {
+            one(s, d);
         }
     } else {
         for i in 0..n {
-            let v = load(&src[i * ss..]);
-            hi += u64::from(v > max);
-            lo += u64::from(v < min);
-            store(&mut dst[i * ds..], v.clamp(min, max));
+            one(&src[i * ss..i * ss + S::N], &mut dst[i * ds..i * ds + D::N]);
         }
     }
     (hi, lo)
@@ -187,10 +230,12 @@ impl Kernel for IntFast {
         ctx: &mut Ctx,
     ) -> Result<()> {
         let (s, d) = (self.src, self.dst);
-        let (min, max) = (d.min(), d.max());
-        let ld = loader(s);
-        let st = storer(d);
-        let (hi, lo) = clamp_loop(src, ss, dst, ds, n, (s.size, d.size), (min, max), ld, st);
+        let (hi, lo) = with_int!(
+            s,
+            S,
+            SBE,
+            with_int!(d, D, DBE, clamp_loop::<S, D, SBE, DBE>(src, ss, dst, ds, n))
+        );
         if hi + lo == 0 {
             return Ok(());
         }
@@ -200,9 +245,10 @@ impl Kernel for IntFast {
             return Ok(());
         }
         // Rare: raise the exceptions one by one, in element order.
+        let (min, max) = (d.min(), d.max());
         for i in 0..n {
             let se = &src[i * ss..i * ss + s.size];
-            let v = ld(se);
+            let v = s.load(se);
             let kind = if v > max {
                 ExceptionKind::RangeHi
             } else if v < min {
@@ -212,7 +258,7 @@ impl Kernel for IntFast {
             };
             let de = &mut dst[i * ds..i * ds + d.size];
             if ctx.raise(kind, i, se, de, Special::None)? == Action::Unhandled {
-                st(de, v.clamp(min, max));
+                d.store(de, v.clamp(min, max));
             }
         }
         Ok(())

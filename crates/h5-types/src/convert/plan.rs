@@ -10,9 +10,11 @@ use super::float::{
 use super::int::{BitGeneral, IntFast, IntGeneral, StdInt};
 use super::string::StringPlan;
 use super::vlen::{SeqPlan, StrVarPlan};
+use super::x87::{is_native_ldouble, FloatToX87, IntToX87, X87ToFloat, X87ToInt};
 use super::Kernel;
 use crate::{
-    Atomic, ByteOrder, Datatype, Error, ErrorKind, FloatType, IntegerType, Pad, Result, StringSize,
+    Atomic, ByteOrder, Datatype, Error, ErrorKind, FloatType, IntegerType, Norm, Pad, Result,
+    StringSize,
 };
 
 /// A compiled conversion path.
@@ -46,6 +48,10 @@ pub(crate) enum Plan {
     Compound(Box<CompoundPlan>),
     Array(Box<ArrayPlan>),
     Seq(Box<SeqPlan>),
+    X87ToInt(X87ToInt),
+    IntToX87(IntToX87),
+    X87ToFloat(X87ToFloat),
+    FloatToX87(FloatToX87),
 }
 
 fn no_path(src: &Datatype, dst: &Datatype, why: &str) -> Error {
@@ -177,6 +183,19 @@ fn check_float(t: &FloatType, src: &Datatype, dst: &Datatype) -> Result<()> {
     Ok(())
 }
 
+/// The general float algorithms stop with "normalization method not implemented yet" on
+/// floats normalized with the most significant bit set; no path is offered for them.
+fn check_norm(t: &FloatType, src: &Datatype, dst: &Datatype) -> Result<()> {
+    if t.norm == Norm::MsbSet {
+        return Err(no_path(
+            src,
+            dst,
+            "floats normalized with the most significant bit set are not converted",
+        ));
+    }
+    Ok(())
+}
+
 impl Plan {
     pub(crate) fn new(src: &Datatype, dst: &Datatype) -> Result<Plan> {
         use Datatype as D;
@@ -214,6 +233,12 @@ impl Plan {
                         }));
                     }
                 }
+                if let (true, Some(b)) = (is_native_ldouble(s), native_float(d)) {
+                    return Ok(Plan::X87ToFloat(X87ToFloat { dst: b }));
+                }
+                if let (Some(a), true) = (native_float(s), is_native_ldouble(d)) {
+                    return Ok(Plan::FloatToX87(FloatToX87 { src: a }));
+                }
                 let same_fields = s.sign_pos == d.sign_pos
                     && s.exp_pos == d.exp_pos
                     && s.exp_size == d.exp_size
@@ -230,6 +255,8 @@ impl Plan {
                 {
                     return Ok(Plan::Swap { size: s.size() });
                 }
+                check_norm(s, src, dst)?;
+                check_norm(d, src, dst)?;
                 Ok(Plan::FloatGeneral(Box::new(FloatGeneral {
                     src: *s,
                     dst: *d,
@@ -245,9 +272,13 @@ impl Plan {
                 if let (Some(a), Some(b)) = (native_int(s), native_float(d)) {
                     return Ok(Plan::HardIntFloat(HardIntFloat { src: a, dst: b }));
                 }
+                if let (Some(a), true) = (native_int(s), is_native_ldouble(d)) {
+                    return Ok(Plan::IntToX87(IntToX87 { src: a }));
+                }
                 if let (Some(a), Some(b)) = (StdInt::of(s), StdFloat::of(d)) {
                     return Ok(Plan::SoftIntFloat(SoftIntFloat { src: a, dst: b }));
                 }
+                check_norm(d, src, dst)?;
                 Ok(Plan::IntFloatGeneral(Box::new(IntFloatGeneral {
                     src: *s,
                     dst: *d,
@@ -263,9 +294,13 @@ impl Plan {
                 if let (Some(a), Some(b)) = (native_float(s), native_int(d)) {
                     return Ok(Plan::HardFloatInt(HardFloatInt { src: a, dst: b }));
                 }
+                if let (true, Some(b)) = (is_native_ldouble(s), native_int(d)) {
+                    return Ok(Plan::X87ToInt(X87ToInt { dst: b }));
+                }
                 if let (Some(a), Some(b)) = (StdFloat::of(s), StdInt::of(d)) {
                     return Ok(Plan::SoftFloatInt(SoftFloatInt { src: a, dst: b }));
                 }
+                check_norm(s, src, dst)?;
                 Ok(Plan::FloatIntGeneral(Box::new(FloatIntGeneral {
                     src: *s,
                     dst: *d,
@@ -429,6 +464,10 @@ impl Plan {
             Plan::Compound(k) => k.run(src, ss, dst, ds, n, ctx),
             Plan::Array(k) => k.run(src, ss, dst, ds, n, ctx),
             Plan::Seq(k) => k.run(src, ss, dst, ds, n, ctx),
+            Plan::X87ToInt(k) => with_int_dst(ctx, true, |ctx| k.run(src, ss, dst, ds, n, ctx)),
+            Plan::IntToX87(k) => k.run(src, ss, dst, ds, n, ctx),
+            Plan::X87ToFloat(k) => k.run(src, ss, dst, ds, n, ctx),
+            Plan::FloatToX87(k) => k.run(src, ss, dst, ds, n, ctx),
         }
     }
 }

@@ -419,6 +419,61 @@ fn compounds_and_arrays_match_reference() {
     let bkg: Vec<u8> = (0..n * dst.size()).map(|_| rng.next() as u8).collect();
     let mut jobs = Vec::new();
     jobs.extend(both(&src, &dst, input.clone(), Some(bkg)));
+    // Members of every fixed-size class.
+    let e1 = enum_of(
+        IntegerType::new(2, BE, Sign::TwosComplement),
+        &[("X", 1), ("Y", -1)],
+    );
+    let e2 = enum_of(
+        IntegerType::new(1, LE, Sign::None),
+        &[("Y", 7), ("X", 9), ("Z", 3)],
+    );
+    let s1: Datatype = StringType::fixed(6, StrPad::SpacePad, CharSet::Ascii).into();
+    let s2: Datatype = StringType::fixed(4, StrPad::NullTerm, CharSet::Ascii).into();
+    let b1: Datatype = BitfieldType::new(2, BE).into();
+    let b2: Datatype = BitfieldType::new(1, LE).into();
+    let o: Datatype = OpaqueType::new(3, "blob").unwrap().into();
+    let src2 = compound(
+        20,
+        vec![
+            ("e", 0, e1),
+            ("s", 2, s1),
+            ("b", 8, b1),
+            ("o", 10, o.clone()),
+            ("f", 13, f32le()),
+        ],
+    );
+    let dst2 = compound(
+        16,
+        vec![
+            ("o", 0, o),
+            ("b", 3, b2),
+            ("s", 4, s2),
+            ("e", 8, e2),
+            ("f", 9, f16()),
+        ],
+    );
+    let mut input2 = Vec::new();
+    for k in 0..10u8 {
+        let mut e = vec![0u8; 20];
+        e[0..2].copy_from_slice(
+            &(if k % 3 == 0 {
+                1i16
+            } else if k % 3 == 1 {
+                -1
+            } else {
+                5
+            })
+            .to_be_bytes(),
+        );
+        e[2..8].copy_from_slice(&[b'a' + k, b'b', b' ', b'c', b' ', b' ']);
+        e[8..10].copy_from_slice(&[k, 0x80 | k]);
+        e[10..13].copy_from_slice(&[k, k, k]);
+        e[13..17].copy_from_slice(&(f32::from(k) * 1000.5).to_le_bytes());
+        input2.extend(e);
+    }
+    let bkg2: Vec<u8> = (0..10 * 16).map(|_| rng.next() as u8).collect();
+    jobs.extend(both(&src2, &dst2, input2, Some(bkg2)));
     // Arrays on their own.
     let arr_in = values(&i16be, 6 * 30, &mut rng);
     jobs.extend(both(&arr_src, &arr_dst, arr_in, None));
@@ -797,4 +852,329 @@ fn wide_integers_up_to_1024_bits() {
     assert_eq!(back, v);
     let f = convert(&wide, &f64le(), &v).unwrap();
     assert_eq!(f64::from_le_bytes(f.try_into().unwrap()), -2.0);
+}
+
+fn ldouble() -> Datatype {
+    Datatype::Float(FloatType {
+        atomic: Atomic {
+            size: 16,
+            order: LE,
+            precision: 80,
+            offset: 0,
+            lsb_pad: Pad::Zero,
+            msb_pad: Pad::Zero,
+        },
+        sign_pos: 79,
+        exp_pos: 64,
+        exp_size: 15,
+        mant_pos: 0,
+        mant_size: 64,
+        exp_bias: 16383,
+        norm: Norm::None,
+        inpad: Pad::Zero,
+    })
+}
+
+#[test]
+fn native_long_double_matches_reference() {
+    let ld = ldouble();
+    let mut natives: Vec<Datatype> = vec![f32le(), f64le()];
+    for size in [1, 2, 4, 8] {
+        for sign in [Sign::TwosComplement, Sign::None] {
+            natives.push(IntegerType::new(size, LE, sign).into());
+        }
+    }
+    let special = [
+        0.0,
+        -0.0,
+        1.0,
+        -1.5,
+        2.5,
+        0.1,
+        f64::NAN,
+        -f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::MAX,
+        f64::MIN_POSITIVE,
+        5e-324,
+        f64::from(f32::MAX),
+        3.4028235677973366e38,
+        1e-40,
+        127.0,
+        128.0,
+        -129.0,
+        255.5,
+        32768.0,
+        -32769.0,
+        65536.0,
+        2147483648.0,
+        -2147483649.0,
+        4294967296.0,
+        9223372036854775808.0,
+        -9223372036854775808.0,
+        18446744073709551616.0,
+        1e30,
+        -1e30,
+    ];
+    let mut rng = Rng(0x6006);
+    let mut jobs = Vec::new();
+    for t in &natives {
+        let mut input: Vec<u8> = special.iter().flat_map(|&x| support::x87(x)).collect();
+        input.extend(values(&ld, 120, &mut rng));
+        jobs.extend(both(&ld, t, input, None));
+        let back = if t.as_float().is_some() {
+            support::floats(t, &special)
+        } else {
+            values(t, 60, &mut rng)
+        };
+        jobs.extend(both(t, &ld, back, None));
+    }
+    check_against_oracle(&jobs);
+}
+
+#[test]
+fn bit_helpers() {
+    let mut b = [0u8; 4];
+    bits::set(&mut b, 3, 10, true);
+    assert_eq!(b, [0xf8, 0x1f, 0, 0]);
+    assert_eq!(bits::find(&b, 0, 32, bits::Dir::Lsb, true), Some(3));
+    assert_eq!(bits::find(&b, 0, 32, bits::Dir::Msb, true), Some(12));
+    assert_eq!(bits::find(&b, 3, 10, bits::Dir::Lsb, false), None);
+    assert_eq!(bits::get_u64(&b, 3, 10), 0x3ff);
+    let mut c = [0u8; 4];
+    bits::copy(&mut c, 1, &b, 3, 10);
+    assert_eq!(c, [0xfe, 0x07, 0, 0]);
+    assert!(bits::inc(&mut c, 1, 10));
+    assert_eq!(c, [0, 0, 0, 0]);
+    assert!(!bits::inc(&mut c, 1, 10));
+    assert_eq!(c, [0x02, 0, 0, 0]);
+    assert!(bits::inc(&mut [0xffu8], 0, 8));
+    assert!(bits::dec(&mut [0u8], 0, 8));
+    let mut d = [0x01u8, 0x80];
+    bits::shift(&mut d, 3, 0, 16);
+    assert_eq!(d, [0x08, 0x00]);
+    bits::shift(&mut d, -2, 0, 16);
+    assert_eq!(d, [0x02, 0x00]);
+    bits::neg(&mut d, 0, 12);
+    assert_eq!(d, [0xfd, 0x0f]);
+    let mut v = [1u8, 2, 3, 4, 5, 6, 7, 8];
+    bits::to_le(&mut v, ByteOrder::Vax);
+    assert_eq!(v, [7, 8, 5, 6, 3, 4, 1, 2]);
+}
+
+#[test]
+fn general_float_path_keeps_the_reference_state_across_elements() {
+    // After a denormalized value, the reference algorithm stops carrying rounding into the
+    // exponent for the rest of the call: 2 - 2^-24 becomes 1.0 instead of 2.0.
+    let input: Vec<u8> = [5e-324, 2.0 - 2f64.powi(-24)]
+        .iter()
+        .flat_map(|x| x.to_be_bytes())
+        .collect();
+    let out = convert(&f64be(), &f32le(), &input).unwrap();
+    assert_eq!(out, [0, 0, 0, 0, 0, 0, 0x80, 0x3f]);
+    let out = convert(&f64be(), &f32le(), &input[8..]).unwrap();
+    assert_eq!(out, 2.0f32.to_le_bytes());
+    // Ties round away from zero on this path, to even on the hardware path.
+    let tie = 1.0 + 2f64.powi(-24);
+    assert_eq!(
+        convert(&f64be(), &f32le(), &tie.to_be_bytes()).unwrap(),
+        0x3f80_0001u32.to_le_bytes()
+    );
+    assert_eq!(
+        convert(&f64le(), &f32le(), &tie.to_le_bytes()).unwrap(),
+        1.0f32.to_le_bytes()
+    );
+}
+
+#[test]
+fn hardware_float_to_int_follows_x86() {
+    let conv = Converter::new(&f32le(), &i32le()).unwrap();
+    let input: Vec<u8> = [f32::NAN, 2147483648.0, -0.5]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    let mut out = [0u8; 12];
+    conv.convert(&input, &mut out, 3, &mut ConversionOptions::new())
+        .unwrap();
+    // Without a handler, 2^31 is not caught by the range check and casts to the
+    // integer indefinite, like NaN.
+    assert_eq!(out, [0, 0, 0, 0x80, 0, 0, 0, 0x80, 0, 0, 0, 0]);
+    let mut opts =
+        ConversionOptions::new().with_handler(|_: &Exception<'_>, _: &mut [u8]| Action::Unhandled);
+    conv.convert(&input, &mut out, 3, &mut opts).unwrap();
+    assert_eq!(out, [0, 0, 0, 0x80, 0xff, 0xff, 0xff, 0x7f, 0, 0, 0, 0]);
+    assert_eq!(opts.report.counts, [1, 0, 0, 2, 0, 0, 0]);
+}
+
+fn arbitrary_float(rng: &mut Rng) -> Datatype {
+    let size = 1 + rng.below(20) as usize;
+    let bits = 8 * size as u64;
+    let precision = 1 + rng.below(bits) as usize;
+    let offset = rng.below(bits - precision as u64 + 1) as usize;
+    let norm = [Norm::Implied, Norm::None, Norm::MsbSet][rng.below(3) as usize];
+    let order = [LE, BE, ByteOrder::Vax][rng.below(3) as usize];
+    Datatype::Float(FloatType {
+        atomic: Atomic {
+            size,
+            order,
+            precision,
+            offset,
+            lsb_pad: Pad::Zero,
+            msb_pad: Pad::One,
+        },
+        sign_pos: rng.below(bits + 1) as usize,
+        exp_pos: rng.below(bits / 2) as usize,
+        exp_size: 1 + rng.below(bits / 2).min(64) as usize,
+        mant_pos: rng.below(bits / 2) as usize,
+        mant_size: 1 + rng.below(bits / 2) as usize,
+        exp_bias: if rng.bit() {
+            rng.next()
+        } else {
+            rng.below(300)
+        },
+        norm,
+        inpad: Pad::Zero,
+    })
+}
+
+#[test]
+fn arbitrary_layouts_never_panic() {
+    let mut rng = Rng(0x7007);
+    let mut converted = 0;
+    for _ in 0..3000 {
+        let pick = |r: &mut Rng| match r.below(4) {
+            0 => arbitrary_float(r),
+            1 => random_int(r),
+            2 => random_float(r),
+            _ => random_bitfield(r),
+        };
+        let (s, d) = (pick(&mut rng), pick(&mut rng));
+        let Ok(conv) = Converter::new(&s, &d) else {
+            assert!(!can_convert(&s, &d));
+            continue;
+        };
+        let n = 8;
+        let input: Vec<u8> = (0..n * s.size()).map(|_| rng.next() as u8).collect();
+        let mut out = vec![0u8; n * d.size()];
+        for cb in [false, true] {
+            let mut opts = ConversionOptions::new();
+            if cb {
+                opts = opts.with_handler(|_: &Exception<'_>, _: &mut [u8]| Action::Unhandled);
+            }
+            // Errors are allowed; panics are not.
+            let _ = conv.convert(&input, &mut out, n, &mut opts);
+        }
+        converted += 1;
+    }
+    assert!(converted > 1000, "only {converted} pairs had a path");
+}
+
+#[test]
+fn variable_length_data_matches_reference() {
+    let mut rng = Rng(0x8008);
+    let vstr = |pad| -> Datatype { StringType::variable(pad, CharSet::Ascii).into() };
+    let strings = vec![
+        Some(b"hello".to_vec()),
+        None,
+        Some(Vec::new()),
+        Some(b"a longer string, with spaces  ".to_vec()),
+    ];
+    let mut jobs = Vec::new();
+    jobs.extend(both(
+        &vstr(StrPad::NullTerm),
+        &vstr(StrPad::NullPad),
+        support::serialize(&strings, 1),
+        None,
+    ));
+    // Sequences of numbers, including empty ones.
+    let i16be: Datatype = IntegerType::new(2, BE, Sign::TwosComplement).into();
+    let pairs = [
+        (i16be.clone(), f64le()),
+        (f64be(), i32le()),
+        (f64le(), f16()),
+        (i32le(), u8le()),
+    ];
+    for (sb, db) in pairs {
+        let items: Vec<Option<Vec<u8>>> = (0..12)
+            .map(|k| Some(values(&sb, k % 5, &mut rng)))
+            .collect();
+        let n = items.len();
+        let s: Datatype = VarLenType::new(sb.clone()).into();
+        let d: Datatype = VarLenType::new(db).into();
+        let mut j = both(&s, &d, support::serialize(&items, sb.size()), None);
+        for job in &mut j {
+            job.n = n;
+        }
+        jobs.extend(j);
+    }
+    for j in &mut jobs[..2] {
+        j.n = strings.len();
+    }
+    check_against_oracle(&jobs);
+}
+
+/// A compound of the given members, packed in a random order with random gaps.
+fn random_compound(members: Vec<(String, Datatype)>, rng: &mut Rng) -> Datatype {
+    let mut order: Vec<usize> = (0..members.len()).collect();
+    for i in (1..order.len()).rev() {
+        order.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+    let mut off = 0;
+    let mut placed = Vec::new();
+    for &k in &order {
+        off += rng.below(3) as usize;
+        placed.push((members[k].0.clone(), off, members[k].1.clone()));
+        off += members[k].1.size();
+    }
+    let size = off + rng.below(4) as usize;
+    CompoundType::from_members(size.max(1), placed)
+        .unwrap()
+        .into()
+}
+
+#[test]
+fn random_compounds_match_reference() {
+    let mut rng = Rng(0x9009);
+    let mut jobs = Vec::new();
+    for _ in 0..40 {
+        let k = 1 + rng.below(5) as usize;
+        let mut sm = Vec::new();
+        let mut dm = Vec::new();
+        for m in 0..k {
+            let name = format!("m{m}");
+            let (a, b) = match rng.below(3) {
+                0 => (random_int(&mut rng), random_int(&mut rng)),
+                1 => (random_float(&mut rng), random_float(&mut rng)),
+                _ => loop {
+                    // Avoid the pairs where the reference library overruns a stack
+                    // variable (see custom_int_float_layouts_match_reference).
+                    let (i, f) = (random_int(&mut rng), random_float(&mut rng));
+                    if i.atomic().unwrap().precision() <= f.as_float().unwrap().mant_size() + 65 {
+                        break (i, f);
+                    }
+                },
+            };
+            // Some members only in the source, some only in the destination.
+            match rng.below(5) {
+                0 => sm.push((name, a)),
+                1 => dm.push((name, b)),
+                _ => {
+                    sm.push((name.clone(), a));
+                    dm.push((name, b));
+                }
+            }
+        }
+        if sm.is_empty() || dm.is_empty() {
+            continue;
+        }
+        let s = random_compound(sm, &mut rng);
+        let d = random_compound(dm, &mut rng);
+        let n = 20;
+        let input: Vec<u8> = (0..n * s.size()).map(|_| rng.next() as u8).collect();
+        let bkg: Vec<u8> = (0..n * d.size()).map(|_| rng.next() as u8).collect();
+        jobs.extend(both(&s, &d, input, Some(bkg)));
+    }
+    assert!(jobs.len() >= 40, "{} jobs", jobs.len());
+    check_against_oracle(&jobs);
 }

@@ -209,7 +209,13 @@ impl Kernel for SeqPlan {
                 ));
             }
             let input = bytes.to_vec();
-            let mut out = vec![0u8; count * self.dst_base];
+            let out_len = count.checked_mul(self.dst_base).ok_or_else(|| {
+                Error::new(
+                    ErrorKind::BufferSize,
+                    format!("sequence of {count} elements is too large"),
+                )
+            })?;
+            let mut out = vec![0u8; out_len];
             ctx.base = super::compound::ctx_outer(b0, d0, i) * count.max(1);
             ctx.div = count.max(1);
             let r = self
