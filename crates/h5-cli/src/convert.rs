@@ -4,8 +4,54 @@
 //! callback that counts exceptions and leaves the default action (so the results are those
 //! of the reference library with such a callback installed).
 
+use std::io::{Read, Write};
+
 use h5::types::convert::{Action, ConversionOptions, Converter};
 use h5::types::{Datatype, Error, ErrorKind, Result};
+
+/// Usage line of the subcommand.
+pub const USAGE: &str = "usage: h5 convert SRC DST N   (SRC and DST are DDL texts)";
+
+/// Run `h5 convert` with the arguments after the subcommand name; the exit status.
+pub fn main(args: &[String]) -> i32 {
+    let [src, dst, n] = args else {
+        eprintln!("{USAGE}");
+        return 2;
+    };
+    let parse = |what: &str, text: &str| -> std::result::Result<Datatype, i32> {
+        text.parse::<Datatype>().map_err(|e| {
+            eprintln!("h5 convert: {what}: {e}");
+            2
+        })
+    };
+    let (src, dst) = match (parse("SRC", src), parse("DST", dst)) {
+        (Ok(s), Ok(d)) => (s, d),
+        (Err(code), _) | (_, Err(code)) => return code,
+    };
+    let Ok(n) = n.parse::<usize>() else {
+        eprintln!("h5 convert: N must be a number of elements, not {n:?}\n{USAGE}");
+        return 2;
+    };
+    let mut input = Vec::new();
+    if let Err(e) = std::io::stdin().read_to_end(&mut input) {
+        eprintln!("h5 convert: reading standard input: {e}");
+        return 1;
+    }
+    match run(&src, &dst, n, &input) {
+        Ok((out, exceptions)) => {
+            if let Err(e) = std::io::stdout().write_all(&out) {
+                eprintln!("h5 convert: writing standard output: {e}");
+                return 1;
+            }
+            eprintln!("exceptions {exceptions}");
+            0
+        }
+        Err(e) => {
+            eprintln!("h5 convert: {e}");
+            1
+        }
+    }
+}
 
 /// Convert `n` elements of `src` in `input` (exactly `n * src.size()` bytes) to `dst`.
 /// Returns the `n * dst.size()` destination bytes and the number of exceptions raised.

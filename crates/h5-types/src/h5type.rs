@@ -119,53 +119,7 @@ pub fn decode_slice<T: H5Type>(bytes: &[u8], heap: &VarLenHeap) -> Result<Vec<T>
 // ---------------------------------------------------------------------------------------------
 // The variable-length heap
 
-/// The variable-length payloads a memory image refers to: each entry is the bytes of one
-/// sequence (its elements' memory images back to back) or one string. Handles are 1-based;
-/// handle 0 is the null pointer.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct VarLenHeap {
-    entries: Vec<Vec<u8>>,
-}
-
-impl VarLenHeap {
-    /// An empty heap.
-    pub fn new() -> Self {
-        VarLenHeap::default()
-    }
-
-    /// Store a payload and return its handle (never 0).
-    pub fn push(&mut self, bytes: Vec<u8>) -> usize {
-        self.entries.push(bytes);
-        self.entries.len()
-    }
-
-    /// The payload of a handle; an error for 0 or an unknown handle.
-    pub fn get(&self, handle: usize) -> Result<&[u8]> {
-        handle
-            .checked_sub(1)
-            .and_then(|i| self.entries.get(i))
-            .map(Vec::as_slice)
-            .ok_or_else(|| {
-                Error::new(
-                    ErrorKind::NotFound,
-                    format!(
-                        "variable-length handle {handle} is not in the heap ({} entries)",
-                        self.entries.len()
-                    ),
-                )
-            })
-    }
-
-    /// Number of payloads.
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    /// Whether the heap holds no payload.
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-}
+pub use crate::convert::VarLenHeap;
 
 // ---------------------------------------------------------------------------------------------
 // Byte helpers
@@ -715,7 +669,7 @@ macro_rules! varlen_string {
             }
 
             fn encode(&self, out: &mut [u8], heap: &mut VarLenHeap) -> Result<()> {
-                let handle = heap.push(self.0.as_bytes().to_vec());
+                let handle = heap.insert(self.0.as_bytes().to_vec());
                 write_usize(out, 0, handle)
             }
 
@@ -723,7 +677,7 @@ macro_rules! varlen_string {
                 match read_usize(bytes, 0)? {
                     0 => Ok(Self::new()),
                     h => {
-                        let text = heap.get(h)?;
+                        let text = heap.entry(h)?;
                         let s = String::from_utf8(text.to_vec()).map_err(|e| {
                             invalid(format!(concat!("string is not ", $what, ": {}"), e))
                         })?;
@@ -828,7 +782,7 @@ impl<T: H5Type> H5Type for VarLenArray<T> {
             for (i, v) in self.0.iter().enumerate() {
                 v.encode(sub_mut(&mut payload, i * stride, stride)?, heap)?;
             }
-            heap.push(payload)
+            heap.insert(payload)
         };
         write_usize(out, 0, self.0.len())?;
         write_usize(out, size_of::<usize>(), handle)
@@ -840,7 +794,7 @@ impl<T: H5Type> H5Type for VarLenArray<T> {
         if len == 0 {
             return Ok(Self::new());
         }
-        let payload = heap.get(handle)?;
+        let payload = heap.entry(handle)?;
         let stride = size_of::<T>();
         if len.checked_mul(stride) != Some(payload.len()) {
             return Err(Error::new(

@@ -15,9 +15,9 @@ const WORD: usize = std::mem::size_of::<usize>();
 /// The in-memory representation of a variable-length element in a conversion buffer is:
 ///
 /// * a variable-length string ([`VLEN_STRING_MEMORY_SIZE`] bytes): the handle as a
-///   little-endian `usize`;
+///   native-endian `usize`;
 /// * a variable-length sequence ([`VLEN_MEMORY_SIZE`] bytes, the shape of `hvl_t`): the number
-///   of base elements, then the handle, both little-endian `usize`.
+///   of base elements, then the handle, both native-endian `usize`.
 ///
 /// Handle 0 is the null value (a null string, an empty sequence); handle `k > 0` is entry
 /// `k - 1`. An entry of a string holds its bytes without terminator; an entry of a sequence
@@ -48,6 +48,23 @@ impl VarLenHeap {
         self.entries.get(handle - 1).map(Vec::as_slice)
     }
 
+    /// The bytes of a non-null handle; an error for 0 or an unknown handle.
+    pub fn entry(&self, handle: usize) -> Result<&[u8]> {
+        handle
+            .checked_sub(1)
+            .and_then(|i| self.entries.get(i))
+            .map(Vec::as_slice)
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorKind::NotFound,
+                    format!(
+                        "variable-length handle {handle} is not in the heap ({} entries)",
+                        self.entries.len()
+                    ),
+                )
+            })
+    }
+
     /// The number of entries.
     pub fn len(&self) -> usize {
         self.entries.len()
@@ -60,15 +77,15 @@ impl VarLenHeap {
 
     /// The buffer element of a variable-length string with these bytes.
     pub fn string_element(&mut self, s: &[u8]) -> [u8; VLEN_STRING_MEMORY_SIZE] {
-        self.insert(s.to_vec()).to_le_bytes()
+        self.insert(s.to_vec()).to_ne_bytes()
     }
 
     /// The buffer element of a sequence of `count` elements packed in `bytes`.
     pub fn sequence_element(&mut self, count: usize, bytes: Vec<u8>) -> [u8; VLEN_MEMORY_SIZE] {
         let h = self.insert(bytes);
         let mut e = [0u8; VLEN_MEMORY_SIZE];
-        e[..WORD].copy_from_slice(&count.to_le_bytes());
-        e[WORD..].copy_from_slice(&h.to_le_bytes());
+        e[..WORD].copy_from_slice(&count.to_ne_bytes());
+        e[WORD..].copy_from_slice(&h.to_ne_bytes());
         e
     }
 
@@ -106,7 +123,7 @@ fn read_word(b: &[u8], at: usize) -> Result<usize> {
     })?;
     let mut a = [0u8; WORD];
     a.copy_from_slice(w);
-    Ok(usize::from_le_bytes(a))
+    Ok(usize::from_ne_bytes(a))
 }
 
 fn no_heap() -> Error {

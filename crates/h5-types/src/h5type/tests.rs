@@ -154,7 +154,7 @@ fn decode_rejects_bad_images() {
     );
     // A payload of the wrong length.
     let mut heap = VarLenHeap::new();
-    let h = heap.push(vec![1, 2]);
+    let h = heap.insert(vec![1, 2]);
     img[size_of::<usize>()..].copy_from_slice(&h.to_ne_bytes());
     assert_eq!(
         VarLenArray::<u8>::decode(&img, &heap).unwrap_err().kind(),
