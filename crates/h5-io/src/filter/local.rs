@@ -37,8 +37,7 @@ impl Filter {
     /// does, the chip option and byte-order bits are cleared and the K13 and raw options
     /// set; [`set_local`] adds byte order, bits per pixel and pixels per scanline.
     pub fn szip(options_mask: u32, pixels_per_block: u32) -> Self {
-        let mask = (options_mask
-            & !(szip::OPTION_CHIP | szip::OPTION_LSB | szip::OPTION_MSB))
+        let mask = (options_mask & !(szip::OPTION_CHIP | szip::OPTION_LSB | szip::OPTION_MSB))
             | szip::OPTION_ALLOW_K13
             | szip::OPTION_RAW;
         Filter::new(FilterId::SZIP, vec![mask, pixels_per_block]).optional()
@@ -52,11 +51,7 @@ impl Filter {
     /// `H5Pset_scaleoffset(scale_type, scale_factor)`: optional; `scale_type` 0 is float
     /// D-scaling (factor = decimal digits), 2 integer (factor = minimum bits, 0 to compute).
     pub fn scaleoffset(scale_type: u32, scale_factor: i32) -> Self {
-        Filter::new(
-            FilterId::SCALEOFFSET,
-            vec![scale_type, scale_factor as u32],
-        )
-        .optional()
+        Filter::new(FilterId::SCALEOFFSET, vec![scale_type, scale_factor as u32]).optional()
     }
 
     /// h5py's LZF filter: optional; the chunk size is set by [`set_local`].
@@ -135,7 +130,11 @@ fn szip_local(
     let id = FilterId::SZIP;
     let (&mask, &ppb) = match filter.client_data.as_slice() {
         [m, p, ..] => (m, p),
-        _ => bail!(InvalidParameters, id, "expected options mask and pixels per block"),
+        _ => bail!(
+            InvalidParameters,
+            id,
+            "expected options mask and pixels per block"
+        ),
     };
     let bits = datatype.size() * 8;
     ensure!(
@@ -224,7 +223,12 @@ fn nbit_atomic(t: &Datatype, cd: &mut Vec<u32>, need_not_compress: &mut bool) ->
         bail!(InvalidParameters, id, "not an atomic datatype");
     };
     let order = order_code(Some(a.order()), id)?;
-    ensure!(a.precision() > 0, InvalidParameters, id, "datatype precision 0");
+    ensure!(
+        a.precision() > 0,
+        InvalidParameters,
+        id,
+        "datatype precision 0"
+    );
     ensure!(
         a.precision() + a.offset() <= a.size() * 8,
         InvalidParameters,
@@ -263,7 +267,12 @@ fn nbit_array(
     depth: usize,
 ) -> Result<()> {
     let id = FilterId::NBIT;
-    ensure!(depth < 64, InvalidParameters, id, "datatype nested too deeply");
+    ensure!(
+        depth < 64,
+        InvalidParameters,
+        id,
+        "datatype nested too deeply"
+    );
     let Some(arr) = t.as_array() else {
         bail!(InvalidParameters, id, "not an array datatype");
     };
@@ -287,7 +296,12 @@ fn nbit_compound(
     depth: usize,
 ) -> Result<()> {
     let id = FilterId::NBIT;
-    ensure!(depth < 64, InvalidParameters, id, "datatype nested too deeply");
+    ensure!(
+        depth < 64,
+        InvalidParameters,
+        id,
+        "datatype nested too deeply"
+    );
     let Some(c) = t.as_compound() else {
         bail!(InvalidParameters, id, "not a compound datatype");
     };

@@ -230,3 +230,11 @@ pub(super) fn compress(input: &[u8], out_len: usize) -> Option<Vec<u8>> {
     }
     (out.len() <= out_len).then_some(out)
 }
+
+/// [`decompress`] returning the bytes, for unit tests.
+#[cfg(test)]
+pub(super) fn decompress_for_test(input: &[u8], limit: usize) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    decompress(input, &mut out, limit)?;
+    Ok(out)
+}

@@ -167,7 +167,12 @@ fn walk_array(
     at: usize,
     depth: usize,
 ) -> Result<()> {
-    ensure!(depth < MAX_DEPTH, InvalidParameters, ID, "datatype nested too deeply");
+    ensure!(
+        depth < MAX_DEPTH,
+        InvalidParameters,
+        ID,
+        "datatype nested too deeply"
+    );
     let total = cd.get(*idx)? as usize;
     let base_class = cd.get(*idx + 1)?;
     *idx += 2;
@@ -217,7 +222,12 @@ fn walk_compound(
     at: usize,
     depth: usize,
 ) -> Result<()> {
-    ensure!(depth < MAX_DEPTH, InvalidParameters, ID, "datatype nested too deeply");
+    ensure!(
+        depth < MAX_DEPTH,
+        InvalidParameters,
+        ID,
+        "datatype nested too deeply"
+    );
     let size = u64::from(cd.get(*idx)?);
     let nmembers = cd.get(*idx + 1)?;
     *idx += 2;

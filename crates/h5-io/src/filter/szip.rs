@@ -56,7 +56,7 @@ fn params(cd: &[u32]) -> Result<Sz> {
         );
     };
     ensure!(
-        ppb >= 2 && ppb <= 32 && ppb % 2 == 0,
+        (2..=32).contains(&ppb) && ppb % 2 == 0,
         InvalidParameters,
         ID,
         "pixels per block {ppb} (must be even, 2 to 32)"
@@ -206,7 +206,11 @@ impl<'a> Reader<'a> {
 }
 
 fn truncated() -> super::Error {
-    super::Error::new(super::ErrorKind::Corrupt, ID, "coded stream ends inside a block")
+    super::Error::new(
+        super::ErrorKind::Corrupt,
+        ID,
+        "coded stream ends inside a block",
+    )
 }
 
 /// Write samples to `out`, undoing the prediction when `pp` (the first sample of an RSI is
@@ -352,7 +356,11 @@ fn aec_decode(a: &Aec, input: &[u8], out: &mut Vec<u8>, cap: usize) -> Result<()
 fn deinterleave(src: &[u8], word: usize) -> Vec<u8> {
     let n = src.len() / word;
     let mut dst = vec![0u8; src.len()];
-    for (j, plane) in src[..n * word].chunks_exact(n.max(1)).enumerate().take(word) {
+    for (j, plane) in src[..n * word]
+        .chunks_exact(n.max(1))
+        .enumerate()
+        .take(word)
+    {
         for (e, &s) in dst.chunks_exact_mut(word).zip(plane) {
             e[j] = s;
         }
@@ -364,7 +372,11 @@ fn deinterleave(src: &[u8], word: usize) -> Vec<u8> {
 fn interleave(src: &[u8], word: usize) -> Vec<u8> {
     let n = src.len() / word;
     let mut dst = vec![0u8; src.len()];
-    for (j, plane) in dst[..n * word].chunks_exact_mut(n.max(1)).enumerate().take(word) {
+    for (j, plane) in dst[..n * word]
+        .chunks_exact_mut(n.max(1))
+        .enumerate()
+        .take(word)
+    {
         for (d, e) in plane.iter_mut().zip(src.chunks_exact(word)) {
             *d = e[j];
         }
