@@ -83,8 +83,9 @@ pub(super) fn decompress(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Resul
     Ok(())
 }
 
-/// `log2` of the hash table size (liblzf's `HLOG`).
-const HLOG: u32 = 14;
+/// `log2` of the hash table size (liblzf's `HLOG`; h5py's build uses 17, and with it our
+/// output matches h5py's byte for byte).
+const HLOG: u32 = 17;
 const HSIZE: usize = 1 << HLOG;
 const MAX_LIT: usize = 1 << 5;
 const MAX_OFF: usize = 1 << 13;
@@ -96,7 +97,8 @@ fn idx(h: u32) -> usize {
 }
 
 /// Compress (writing) with liblzf's algorithm ("ultra fast" hashing, a hash table that
-/// starts empty); fails when the result would not be smaller than the input.
+/// starts empty); fails when the result would not fit in the input's size, as h5py's
+/// filter does.
 pub(super) fn encode(input: &[u8], out: &mut Vec<u8>) -> Result<Step> {
     match compress(input, input.len()) {
         Some(v) => {
