@@ -570,14 +570,16 @@ fn set_local_agrees_with_the_library() {
     let compound = Datatype::Compound(compound);
     let compound_spec = json!({"kind": "compound", "size": 16, "members": [
         [0, "<i4"], [4, "<f8"], [12, {"kind": "array", "dims": [3], "base": "<u1"}]]});
-    let cases: Vec<(
+    // oracle dtype, our datatype, chunk shape, fill value, oracle filters, our filters
+    type Case<'a> = (
         Value,
-        &Datatype,
+        &'a Datatype,
         Vec<usize>,
         Option<f64>,
         Value,
         Vec<Filter>,
-    )> = vec![
+    );
+    let cases: Vec<Case<'_>> = vec![
         (
             json!("<i4"),
             &i32le,
