@@ -535,3 +535,33 @@ fn codecs_are_send_and_sync() {
     check::<Error>();
     check::<ChunkInfo>();
 }
+
+#[test]
+fn empty_chunks_round_trip_through_every_codec() {
+    let mut so = vec![2u32, 0, 0, 0, 4, 1, 0, 1];
+    so.resize(20, 0);
+    let pipelines = [
+        vec![Filter::deflate(4)],
+        vec![f(FilterId::SHUFFLE, &[4])],
+        vec![Filter::fletcher32()],
+        // The coded stream (1 byte) does not fit in 0 bytes: skipped as optional.
+        vec![f(FilterId::SZIP, &[SZIP_NN, 8, 32, 16]).optional()],
+        vec![f(FilterId::NBIT, &[8, 0, 0, 1, 4, 0, 12, 0])],
+        vec![f(FilterId::SCALEOFFSET, &so)],
+    ];
+    let ctx = ChunkInfo::new(0);
+    for p in &pipelines {
+        let (enc, mask) = encode_chunk(p, 0, Vec::new(), &ctx).unwrap();
+        assert_eq!(decode_chunk(p, mask, enc, &ctx).unwrap(), Vec::<u8>::new());
+    }
+    // LZF cannot compress nothing: the optional filter is skipped.
+    let (enc, mask) = encode_chunk(&[Filter::lzf()], 0, Vec::new(), &ctx).unwrap();
+    assert_eq!((enc.len(), mask), (0, 1));
+    // A chunk of the wrong size is refused before filtering.
+    assert_eq!(
+        encode_chunk(&[Filter::deflate(1)], 0, vec![1], &ctx)
+            .unwrap_err()
+            .kind(),
+        ErrorKind::InvalidParameters
+    );
+}
