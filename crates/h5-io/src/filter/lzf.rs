@@ -135,13 +135,12 @@ pub(super) fn compress(input: &[u8], out_len: usize) -> Option<Vec<u8>> {
         let slot = idx(hval);
         let r = htab[slot] as usize;
         htab[slot] = ip as u32 + 1;
-        let matched = r > 0 && {
+        // Slots hold earlier positions + 1 (0 = empty); position 0 never matches.
+        let matched = r > 1 && {
             let rp = r - 1;
-            let off = ip - rp - 1;
             rp < ip
-                && off < MAX_OFF
+                && ip - rp - 1 < MAX_OFF
                 && ip + 4 < in_len
-                && rp > 0
                 && input[rp] == input[ip]
                 && input[rp + 1] == input[ip + 1]
                 && input[rp + 2] == input[ip + 2]
