@@ -1,7 +1,8 @@
 """Oracle for the filter tests: make datasets with the reference library (through h5py) and
 report raw chunks, or store given raw chunks and read them back.
 
-Reads one JSON request on stdin, writes one JSON answer on stdout.
+Reads one JSON request (or a list of them) on stdin, writes one JSON answer (or the list of
+answers) on stdout. Files written are removed afterwards.
 
 Request fields:
   op        "write" (filter data through the library and return the raw chunks) or
@@ -20,6 +21,7 @@ Answer: {"filters": [[id, flags, [cd...]]...], "chunks": [[offset, mask, hex]...
 order), "plain": the same chunks of an unfiltered copy (op write), "data": hex read back}
 """
 import json
+import os
 import sys
 
 import h5py
@@ -142,15 +144,13 @@ def dump(path):
                     continue
                 chunks.append([offset, mask, raw, part.astype(ds.dtype).tobytes().hex()])
             out[name] = {"filters": filter_list(ds.id), "chunks": chunks}
-    json.dump(out, sys.stdout)
+    return out
 
 
-def main():
-    req = json.load(sys.stdin)
+def handle(req):
     path = req["path"]
     if req["op"] == "dump":
-        dump(path)
-        return
+        return dump(path)
     fid = h5py.h5f.create(path.encode(), h5py.h5f.ACC_TRUNC, fapl=relaxed_fapl())
     with h5py.File(fid) as f:
         dset, dt = dataset(f, req)
@@ -171,10 +171,16 @@ def main():
             pset, _ = dataset(f, req2, b"plain")
             pset.write(h5s.ALL, h5s.ALL, np.ascontiguousarray(arr))
             plain = chunk_list(pset)
-    json.dump(
-        {"filters": filters, "chunks": chunks, "plain": plain, "data": out.tobytes().hex()},
-        sys.stdout,
-    )
+    os.remove(path)
+    return {"filters": filters, "chunks": chunks, "plain": plain, "data": out.tobytes().hex()}
+
+
+def main():
+    req = json.load(sys.stdin)
+    if isinstance(req, list):
+        json.dump([handle(r) for r in req], sys.stdout)
+    else:
+        json.dump(handle(req), sys.stdout)
 
 
 main()
