@@ -391,7 +391,7 @@ fn decode_one(
 ) -> Result<Step> {
     let cd = &f.client_data[..];
     match f.id {
-        FilterId::DEFLATE => deflate::decode(cd, input, out, limit),
+        FilterId::DEFLATE => deflate::decode(input, out, limit),
         FilterId::SHUFFLE => shuffle::decode(cd, input, out),
         FilterId::FLETCHER32 => fletcher32::decode(input, ctx.skip_checksum),
         FilterId::SZIP => szip::decode(cd, input, out, limit),

@@ -20,9 +20,9 @@ fn level(cd: &[u32]) -> Result<u32> {
     }
 }
 
-/// Inflate `input` into `out`, producing at most `limit` bytes.
-pub(super) fn decode(cd: &[u32], input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<Step> {
-    level(cd)?;
+/// Inflate `input` into `out`, producing at most `limit` bytes. The level is not needed to
+/// read, so unlike the reference library any client data is accepted here.
+pub(super) fn decode(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<Step> {
     inflate(input, out, limit)?;
     Ok(Step::Replaced)
 }
