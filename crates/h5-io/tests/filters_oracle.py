@@ -1,7 +1,8 @@
 """Oracle for the filter tests: make datasets with the reference library (through h5py) and
 report raw chunks, or store given raw chunks and read them back.
 
-Reads one JSON request on stdin, writes one JSON answer on stdout.
+Reads one JSON request (or a list of them) on stdin, writes one JSON answer (or the list of
+answers) on stdout. Files written are removed afterwards.
 
 Request fields:
   op        "write" (filter data through the library and return the raw chunks) or
@@ -14,10 +15,13 @@ Request fields:
   fill      optional fill value (number)
   data      hex of the raw (little-endian or as the dtype says) data, C order
   chunk     hex of the raw chunk (op "direct"); mask: its filter mask
-Answer: {"filters": [[id, flags, [cd...]]...], "chunks": [[mask, hex]...] (op write, in
-storage order), "data": hex (read back)}
+  op "dump" reports every chunked dataset of the existing file at `path`:
+  {name: {"filters": [...], "chunks": [[offset, mask, raw hex, unfiltered hex]...]}}
+Answer: {"filters": [[id, flags, [cd...]]...], "chunks": [[offset, mask, hex]...] (storage
+order), "plain": the same chunks of an unfiltered copy (op write), "data": hex read back}
 """
 import json
+import os
 import sys
 
 import h5py
@@ -56,32 +60,32 @@ def make_type(spec):
     raise ValueError(kind)
 
 
-def dataset(f, req):
+def dataset(f, req, name=b"d"):
     tid, dt = make_type(req["dtype"])
     dcpl = h5p.create(h5p.DATASET_CREATE)
     dcpl.set_chunk(tuple(req["chunks"]))
     if "fill" in req:
         dcpl.set_fill_value(np.array(req["fill"], dtype=dt))
     for flt in req["filters"]:
-        name = flt[0]
-        if name == "shuffle":
+        kind = flt[0]
+        if kind == "shuffle":
             dcpl.set_shuffle()
-        elif name == "deflate":
+        elif kind == "deflate":
             dcpl.set_deflate(flt[1])
-        elif name == "fletcher32":
+        elif kind == "fletcher32":
             dcpl.set_fletcher32()
-        elif name == "szip":
+        elif kind == "szip":
             dcpl.set_szip(flt[1], flt[2])
-        elif name == "scaleoffset":
+        elif kind == "scaleoffset":
             dcpl.set_scaleoffset(flt[1], flt[2])
-        elif name == "nbit":
+        elif kind == "nbit":
             dcpl.set_filter(h5z.FILTER_NBIT, h5z.FLAG_OPTIONAL)
-        elif name == "lzf":
+        elif kind == "lzf":
             dcpl.set_filter(h5z.FILTER_LZF, h5z.FLAG_OPTIONAL)
         else:
-            raise ValueError(name)
+            raise ValueError(kind)
     space = h5s.create_simple(tuple(req["shape"]))
-    dset = h5d.create(f.id, b"d", tid, space, dcpl=dcpl)
+    dset = h5d.create(f.id, name, tid, space, dcpl=dcpl)
     return dset, dt
 
 
@@ -104,9 +108,49 @@ def relaxed_fapl():
     return fapl
 
 
-def main():
-    req = json.load(sys.stdin)
+def chunk_list(dset):
+    chunks = []
+    for i in range(dset.get_num_chunks()):
+        info = dset.get_chunk_info(i)
+        _mask, raw = dset.read_direct_chunk(info.chunk_offset)
+        # The mask from the chunk index (read_direct_chunk's is not always right).
+        chunks.append([list(info.chunk_offset), info.filter_mask, raw.hex()])
+    return chunks
+
+
+def filter_list(dset):
+    plist = dset.get_create_plist()
+    filters = []
+    for i in range(plist.get_nfilters()):
+        fid, flags, cd, _name = plist.get_filter(i)
+        filters.append([fid, flags, list(cd)])
+    return filters
+
+
+def dump(path):
+    """Every chunked dataset of an existing file: filters, chunks, and each chunk's
+    unfiltered bytes (file datatype, whole chunk)."""
+    out = {}
+    with h5py.File(path, "r") as f:
+        for name, ds in f.items():
+            if not isinstance(ds, h5py.Dataset) or ds.chunks is None:
+                continue
+            full = ds[()]
+            chunks = []
+            for offset, mask, raw in chunk_list(ds.id):
+                sel = tuple(slice(o, o + c) for o, c in zip(offset, ds.chunks))
+                part = full[sel]
+                if part.shape != ds.chunks:
+                    continue
+                chunks.append([offset, mask, raw, part.astype(ds.dtype).tobytes().hex()])
+            out[name] = {"filters": filter_list(ds.id), "chunks": chunks}
+    return out
+
+
+def handle(req):
     path = req["path"]
+    if req["op"] == "dump":
+        return dump(path)
     fid = h5py.h5f.create(path.encode(), h5py.h5f.ACC_TRUNC, fapl=relaxed_fapl())
     with h5py.File(fid) as f:
         dset, dt = dataset(f, req)
@@ -116,19 +160,27 @@ def main():
             dset.write(h5s.ALL, h5s.ALL, np.ascontiguousarray(arr))
         else:
             dset.write_direct_chunk(tuple(0 for _ in req["shape"]), bytes.fromhex(req["chunk"]), req["mask"])
-        plist = dset.get_create_plist()
-        filters = []
-        for i in range(plist.get_nfilters()):
-            fid, flags, cd, _name = plist.get_filter(i)
-            filters.append([fid, flags, list(cd)])
-        chunks = []
-        for i in range(dset.get_num_chunks()):
-            info = dset.get_chunk_info(i)
-            mask, raw = dset.read_direct_chunk(info.chunk_offset)
-            chunks.append([mask, raw.hex()])
+        filters = filter_list(dset)
+        chunks = chunk_list(dset)
         out = np.empty(req["shape"], dtype=dt)
         dset.read(h5s.ALL, h5s.ALL, out)
-    json.dump({"filters": filters, "chunks": chunks, "data": out.tobytes().hex()}, sys.stdout)
+        plain = []
+        if req["op"] == "write":
+            # The same data without filters: the unfiltered chunks in the file datatype.
+            req2 = dict(req, filters=[])
+            pset, _ = dataset(f, req2, b"plain")
+            pset.write(h5s.ALL, h5s.ALL, np.ascontiguousarray(arr))
+            plain = chunk_list(pset)
+    os.remove(path)
+    return {"filters": filters, "chunks": chunks, "plain": plain, "data": out.tobytes().hex()}
+
+
+def main():
+    req = json.load(sys.stdin)
+    if isinstance(req, list):
+        json.dump([handle(r) for r in req], sys.stdout)
+    else:
+        json.dump(handle(req), sys.stdout)
 
 
 main()

@@ -20,9 +20,9 @@ fn level(cd: &[u32]) -> Result<u32> {
     }
 }
 
-/// Inflate `input` into `out`, producing at most `limit` bytes.
-pub(super) fn decode(cd: &[u32], input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<Step> {
-    level(cd)?;
+/// Inflate `input` into `out`, producing at most `limit` bytes. The level is not needed to
+/// read, so unlike the reference library any client data is accepted here.
+pub(super) fn decode(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<Step> {
     inflate(input, out, limit)?;
     Ok(Step::Replaced)
 }
@@ -62,22 +62,30 @@ pub(super) fn inflate(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<(
     }
 }
 
-/// Deflate `input` into `out`; fails (so an optional filter is skipped) when the result
-/// would be larger than the input, as the reference library does.
+/// Deflate `input` into `out`. Like the reference library (which sizes its buffer with
+/// zlib's `compressBound`), the result may be larger than the input.
 pub(super) fn encode(cd: &[u32], input: &[u8], out: &mut Vec<u8>) -> Result<Step> {
     let level = level(cd)?;
     out.clear();
-    out.reserve_exact(input.len());
+    let n = input.len();
+    // zlib's compressBound.
+    out.reserve_exact(n + (n >> 12) + (n >> 14) + (n >> 25) + 13);
     let mut z = Compress::new(Compression::new(level), true);
-    let status = z
-        .compress_vec(input, out, FlushCompress::Finish)
-        .map_err(|e| super::Error::new(super::ErrorKind::EncodeFailed, ID, e.to_string()))?;
-    ensure!(
-        status == Status::StreamEnd && out.len() <= input.len(),
-        EncodeFailed,
-        ID,
-        "deflated data would be larger than the {} input bytes",
-        input.len()
-    );
-    Ok(Step::Replaced)
+    loop {
+        let consumed = usize::try_from(z.total_in()).unwrap_or(usize::MAX);
+        let rest = input.get(consumed..).unwrap_or(&[]);
+        let status = z
+            .compress_vec(rest, out, FlushCompress::Finish)
+            .map_err(|e| super::Error::new(super::ErrorKind::EncodeFailed, ID, e.to_string()))?;
+        if status == Status::StreamEnd {
+            return Ok(Step::Replaced);
+        }
+        ensure!(
+            out.len() < n.saturating_mul(2).saturating_add(1024),
+            EncodeFailed,
+            ID,
+            "deflate does not finish"
+        );
+        out.reserve(out.capacity().max(64));
+    }
 }

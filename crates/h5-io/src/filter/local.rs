@@ -136,6 +136,12 @@ fn szip_local(
             "expected options mask and pixels per block"
         ),
     };
+    ensure!(
+        (2..=32).contains(&ppb) && ppb % 2 == 0,
+        InvalidParameters,
+        id,
+        "pixels per block {ppb} (must be even, 2 to 32)"
+    );
     let bits = datatype.size() * 8;
     ensure!(
         bits > 0 && (bits <= 32 || bits == 64),

@@ -83,8 +83,9 @@ pub(super) fn decompress(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Resul
     Ok(())
 }
 
-/// `log2` of the hash table size (liblzf's `HLOG`).
-const HLOG: u32 = 14;
+/// `log2` of the hash table size (liblzf's `HLOG`; h5py's build uses 17, and with it our
+/// output matches h5py's byte for byte).
+const HLOG: u32 = 17;
 const HSIZE: usize = 1 << HLOG;
 const MAX_LIT: usize = 1 << 5;
 const MAX_OFF: usize = 1 << 13;
@@ -96,7 +97,8 @@ fn idx(h: u32) -> usize {
 }
 
 /// Compress (writing) with liblzf's algorithm ("ultra fast" hashing, a hash table that
-/// starts empty); fails when the result would not be smaller than the input.
+/// starts empty); fails when the result would not fit in the input's size, as h5py's
+/// filter does.
 pub(super) fn encode(input: &[u8], out: &mut Vec<u8>) -> Result<Step> {
     match compress(input, input.len()) {
         Some(v) => {
@@ -133,13 +135,12 @@ pub(super) fn compress(input: &[u8], out_len: usize) -> Option<Vec<u8>> {
         let slot = idx(hval);
         let r = htab[slot] as usize;
         htab[slot] = ip as u32 + 1;
-        let matched = r > 0 && {
+        // Slots hold earlier positions + 1 (0 = empty); position 0 never matches.
+        let matched = r > 1 && {
             let rp = r - 1;
-            let off = ip - rp - 1;
             rp < ip
-                && off < MAX_OFF
+                && ip - rp - 1 < MAX_OFF
                 && ip + 4 < in_len
-                && rp > 0
                 && input[rp] == input[ip]
                 && input[rp + 1] == input[ip + 1]
                 && input[rp + 2] == input[ip + 2]
@@ -229,4 +230,12 @@ pub(super) fn compress(input: &[u8], out_len: usize) -> Option<Vec<u8>> {
         out.pop();
     }
     (out.len() <= out_len).then_some(out)
+}
+
+/// [`decompress`] returning the bytes, for unit tests.
+#[cfg(test)]
+pub(super) fn decompress_for_test(input: &[u8], limit: usize) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    decompress(input, &mut out, limit)?;
+    Ok(out)
 }

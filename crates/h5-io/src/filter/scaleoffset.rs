@@ -286,7 +286,7 @@ pub(super) fn decode(cd: &[u32], input: &[u8], out: &mut Vec<u8>, limit: usize) 
 /// C's `lround`/`llround` on x86-64: out of range and NaN give `i64::MIN`.
 fn lround(x: f64) -> i64 {
     const LIM: f64 = 9_223_372_036_854_775_808.0;
-    if x.is_nan() || x >= LIM || x < -LIM {
+    if !(-LIM..LIM).contains(&x) {
         i64::MIN
     } else {
         x.round() as i64

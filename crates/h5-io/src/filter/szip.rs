@@ -56,7 +56,7 @@ fn params(cd: &[u32]) -> Result<Sz> {
         );
     };
     ensure!(
-        ppb >= 2 && ppb <= 32 && ppb % 2 == 0,
+        (2..=32).contains(&ppb) && ppb % 2 == 0,
         InvalidParameters,
         ID,
         "pixels per block {ppb} (must be even, 2 to 32)"
