@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Oracle for the reader tests: every dataset and attribute of HDF5 files as h5py reads them.
+
+Usage: h5py_dump.py FILE...   (one JSON object per file on stdout, one per line)
+
+For each object: its path, the attribute name (for attributes), numpy's dtype string, the
+shape, and either the CRC-32 and length of the raw bytes in the file datatype (fixed-size
+types: h5py reads them with the file's own byte order and layout), or the values of
+variable-length strings, or an error string when h5py cannot read it.
+"""
+import json
+import sys
+import zlib
+
+import h5py
+import numpy as np
+
+
+def describe(value, dtype):
+    out = {"dtype": str(dtype)}
+    try:
+        arr = np.asarray(value)
+    except Exception as e:  # noqa: BLE001
+        return {"error": repr(e)}
+    out["shape"] = list(arr.shape)
+    sdt = h5py.check_string_dtype(dtype)
+    if sdt is not None and sdt.length is None:
+        flat = arr.reshape(-1)
+        out["strings"] = [
+            (v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v)) for v in flat
+        ]
+        return out
+    if dtype.hasobject:
+        out["skip"] = "object dtype"
+        return out
+    raw = np.ascontiguousarray(arr).tobytes()
+    out["len"] = len(raw)
+    out["crc"] = zlib.crc32(raw)
+    return out
+
+
+def dump(path):
+    res = {"file": path, "objects": []}
+    try:
+        f = h5py.File(path, "r")
+    except Exception as e:  # noqa: BLE001
+        res["error"] = repr(e)
+        return res
+    objs = res["objects"]
+
+    def attrs(name, obj):
+        try:
+            names = list(obj.attrs.keys())
+        except Exception as e:  # noqa: BLE001
+            objs.append({"path": name, "attr": None, "error": repr(e)})
+            return
+        for a in names:
+            rec = {"path": name, "attr": a}
+            try:
+                aid = obj.attrs.get_id(a)
+                v = obj.attrs[a]
+                rec.update(describe(v, aid.dtype))
+            except Exception as e:  # noqa: BLE001
+                rec["error"] = repr(e)
+            objs.append(rec)
+
+    def visit(name, obj):
+        full = "/" + name
+        if isinstance(obj, h5py.Dataset):
+            rec = {"path": full, "attr": None}
+            try:
+                if obj.shape is None:
+                    rec["null"] = True
+                elif obj.size * obj.dtype.itemsize > (1 << 28):
+                    rec["skip"] = "larger than 256 MiB"
+                else:
+                    rec.update(describe(obj[()], obj.dtype))
+            except Exception as e:  # noqa: BLE001
+                rec["error"] = repr(e)
+            objs.append(rec)
+        attrs(full, obj)
+
+    try:
+        attrs("/", f)
+        f.visititems(visit)
+    except Exception as e:  # noqa: BLE001
+        res["error"] = repr(e)
+    return res
+
+
+if __name__ == "__main__":
+    for p in sys.argv[1:]:
+        print(json.dumps(dump(p)), flush=True)
