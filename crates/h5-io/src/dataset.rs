@@ -175,6 +175,15 @@ impl Dataset {
                 }
             }
         };
+        let space = match &layout.class {
+            LayoutClass::Virtual {
+                heap_address,
+                heap_index,
+            } if space.maxdims().contains(&crate::selection::UNLIMITED) => {
+                crate::vds::virtual_extent(&loc.file, *heap_address, *heap_index, &space)?
+            }
+            _ => space,
+        };
         let external = match obj.message(MessageType::EXTERNAL_FILES)? {
             Some(Message::ExternalFiles(e)) => Some(e.clone()),
             _ => None,

@@ -67,8 +67,89 @@ fn crc(b: &[u8]) -> u32 {
     c.sum()
 }
 
+/// The memory type h5py reads a file type with: fixed-length strings become NUL-padded.
+fn h5py_type(dt: &Datatype) -> Datatype {
+    use h5_types::{ArrayType, CompoundType, StrPad, StringType};
+    match dt {
+        Datatype::String(s) if !s.is_variable() && s.pad() != StrPad::NullPad => {
+            StringType::fixed(dt.size(), StrPad::NullPad, s.cset()).into()
+        }
+        Datatype::Compound(c) => {
+            let mut out = CompoundType::new(c.size()).unwrap();
+            for m in c.members() {
+                out.insert(m.name(), m.offset(), h5py_type(m.datatype()))
+                    .unwrap();
+            }
+            out.into()
+        }
+        Datatype::Array(a) => ArrayType::new(h5py_type(a.base()), a.dims())
+            .unwrap()
+            .into(),
+        other => other.clone(),
+    }
+}
+
+/// Zero the bytes of compound elements that no member covers (h5py's buffer has zeros there
+/// whenever the library converts, as it does for compounds with bitfield members).
+fn zero_padding(dt: &Datatype, bytes: &mut [u8]) {
+    fn covered(dt: &Datatype, base: usize, mask: &mut [bool]) {
+        match dt {
+            Datatype::Compound(c) => {
+                for m in c.members() {
+                    covered(m.datatype(), base + m.offset(), mask);
+                }
+            }
+            Datatype::Array(a) => {
+                let s = a.base().size();
+                for i in 0..a.len() as usize {
+                    covered(a.base(), base + i * s, mask);
+                }
+            }
+            other => {
+                for b in mask.iter_mut().skip(base).take(other.size()) {
+                    *b = true;
+                }
+            }
+        }
+    }
+    let size = dt.size();
+    let mut mask = vec![false; size];
+    covered(dt, 0, &mut mask);
+    for e in bytes.chunks_mut(size.max(1)) {
+        for (b, m) in e.iter_mut().zip(&mask) {
+            if !m {
+                *b = 0;
+            }
+        }
+    }
+}
+
 fn check_raw(what: &str, raw: &[u8], dt: &Datatype, o: &serde_json::Value, bad: &mut Vec<String>) {
-    let _ = dt;
+    let padded;
+    let raw = if matches!(dt, Datatype::Compound(_)) && dt.detect_class(h5_types::Class::Bitfield) {
+        let mut b = raw.to_vec();
+        zero_padding(dt, &mut b);
+        padded = b;
+        &padded[..]
+    } else {
+        raw
+    };
+    let mt = h5py_type(dt);
+    let converted;
+    let raw = if &mt != dt {
+        match h5_types::convert::convert(dt, &mt, raw) {
+            Ok(b) => {
+                converted = b;
+                &converted[..]
+            }
+            Err(e) => {
+                bad.push(format!("{what}: converting for h5py: {e}"));
+                return;
+            }
+        }
+    } else {
+        raw
+    };
     let len = o["len"].as_u64().unwrap_or(0);
     let want = o["crc"].as_u64().unwrap_or(0) as u32;
     if raw.len() as u64 != len {

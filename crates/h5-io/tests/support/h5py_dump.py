@@ -18,8 +18,17 @@ import numpy as np
 
 def describe(value, dtype):
     out = {"dtype": str(dtype)}
+    if isinstance(value, h5py.Empty):
+        return {"null": True}
     try:
+        # h5py hands back scalars in native byte order and strips NULs from fixed strings:
+        # back to the file's dtype.
         arr = np.asarray(value)
+        want = dtype
+        while want.subdtype is not None:
+            want = want.subdtype[0]
+        if not dtype.hasobject and arr.dtype != want:
+            arr = arr.astype(want)
     except Exception as e:  # noqa: BLE001
         return {"error": repr(e)}
     out["shape"] = list(arr.shape)
