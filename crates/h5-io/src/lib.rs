@@ -1,6 +1,8 @@
 //! HDF5 files: groups, datasets, attributes, filters and selections.
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "ndarray")]
+mod array;
 pub mod attribute;
 mod chunks;
 pub mod dataset;

@@ -120,6 +120,25 @@ pub fn revised_reference(file: &File, bytes: &[u8]) -> Result<Target> {
 }
 
 impl File {
+    /// The object an old object reference (`hobj_ref_t`) points at.
+    pub fn deref_object(&self, r: h5_types::h5type::ObjectRef) -> Result<Node> {
+        let l = loc(self, Addr(r.addr()))?;
+        self.node_at(&l)
+    }
+
+    /// The dataset and selection an old region reference (`hdset_reg_ref_t`) points at.
+    pub fn deref_region(
+        &self,
+        r: &h5_types::h5type::RegionRef,
+    ) -> Result<(crate::dataset::Dataset, Selection)> {
+        match region_reference(self, r.as_bytes())? {
+            Target::Region { dataset, selection } => {
+                Ok((crate::dataset::Dataset::at(dataset)?, selection))
+            }
+            _ => bail!(Format, "a region reference to something else than a region"),
+        }
+    }
+
     /// Open the object at a location, whatever it is.
     pub fn node_at(&self, l: &Location) -> Result<Node> {
         let obj = l.object()?;
