@@ -112,10 +112,18 @@ impl File {
         let source: Arc<dyn ReadAt> = match FileSource::open(path) {
             Ok(s) => Arc::new(s),
             Err(e) => {
+                // A family named by its printf pattern ("name%05d.h5"): open member 0.
+                if let Some(first) = printf_member0(path) {
+                    if first.is_file() {
+                        return Self::open_with(&first, options);
+                    }
+                }
                 // A multi/split file named by its base name.
-                let s = PathBuf::from(format!("{}-s.h5", path.display()));
-                if s.is_file() {
-                    return Self::open_with(&s, options);
+                for suffix in ["-s.h5", "-m.h5"] {
+                    let s = PathBuf::from(format!("{}{suffix}", path.display()));
+                    if s.is_file() {
+                        return Self::open_with(&s, options);
+                    }
                 }
                 return Err(io_err(path, e));
             }
@@ -176,6 +184,22 @@ impl File {
                 }
             }
         }
+        // A family whose driver information lies past the first member: the file is shorter
+        // than its end-of-file address and its name is numbered.
+        if driver.is_none() && sb.version < 2 {
+            if let (Some(p), Some(eof)) = (&path, sb.eof_address.get()) {
+                let numbered = p
+                    .file_stem()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.ends_with(|c: char| c.is_ascii_digit()));
+                if numbered && base.saturating_add(eof) > len && len > 0 {
+                    if let Ok(fam) = family_source(p, len, &*source) {
+                        source = fam;
+                        driver = Some(DriverData::Family { member_size: len });
+                    }
+                }
+            }
+        }
         let mut raw = RawFile::new(source.clone(), base, sb.sizes, path.clone())?;
         let extension = match sb.extension_address.get() {
             Some(_) if sb.version >= 2 => {
@@ -190,7 +214,7 @@ impl File {
             }
         }
         match (&driver, &path) {
-            (Some(DriverData::Family { member_size }), Some(p)) => {
+            (Some(DriverData::Family { member_size }), Some(p)) if source.len()? == len => {
                 source = family_source(p, *member_size, &*source)?;
                 raw = RawFile::new(source.clone(), base, sb.sizes, path.clone())?;
             }
@@ -534,29 +558,41 @@ fn heap_pipeline(h: &FractalHeapHeader, sizes: Sizes) -> Result<Vec<crate::filte
     Ok(crate::dataset::io_filters(&p))
 }
 
+/// `name%05d.h5` (or `%d`) with the member number 0.
+fn printf_member0(path: &Path) -> Option<PathBuf> {
+    let name = path.file_name()?.to_str()?;
+    let at = name.find('%')?;
+    let rest = &name[at + 1..];
+    let spec_len = rest.find('d')?;
+    let spec = &rest[..spec_len];
+    if !spec.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let width: usize = spec.parse().unwrap_or(1);
+    let member = format!("{}{:0width$}{}", &name[..at], 0, &rest[spec_len + 1..]);
+    Some(path.with_file_name(member))
+}
+
 /// The members of a family: the file name's last run of digits is the member number.
 fn family_source(path: &Path, member_size: u64, first: &dyn ReadAt) -> Result<Arc<dyn ReadAt>> {
-    let name = path
-        .file_name()
+    let stem = path
+        .file_stem()
         .and_then(|n| n.to_str())
         .ok_or_else(|| Error::new(ErrorKind::InvalidArgument, "family member name"))?;
-    let bytes = name.as_bytes();
-    let end = bytes
-        .iter()
-        .rposition(u8::is_ascii_digit)
-        .map(|e| e + 1)
-        .ok_or_else(|| {
-            Error::new(
-                ErrorKind::Unsupported,
-                "family file whose name has no member number",
-            )
-        })?;
-    let start = bytes[..end]
-        .iter()
-        .rposition(|b| !b.is_ascii_digit())
-        .map_or(0, |s| s + 1);
-    let width = end - start;
-    let (pre, post) = (&name[..start], &name[end..]);
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(|e| format!(".{e}"))
+        .unwrap_or_default();
+    let digits = stem.len() - stem.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    if digits == 0 {
+        return Err(Error::new(
+            ErrorKind::Unsupported,
+            "family file whose name has no member number",
+        ));
+    }
+    let width = digits;
+    let (pre, post) = (&stem[..stem.len() - digits], ext.as_str());
     let dir = path.parent().unwrap_or(Path::new(""));
     let mut members: Vec<Box<dyn ReadAt>> = Vec::new();
     let _ = first;
@@ -609,15 +645,22 @@ fn multi_source(
     members: &[h5_format::driver_info::MultiMember],
 ) -> Result<Arc<dyn ReadAt>> {
     let s = path.to_string_lossy();
-    let base = s
-        .strip_suffix("-s.h5")
+    // The base name: the path without the suffix of the member it names ("%s-s.h5" ->
+    // "-s.h5", "%s-m.h5" -> "-m.h5"...).
+    let base = members
+        .iter()
+        .filter_map(|m| {
+            let n = String::from_utf8_lossy(&m.name).into_owned();
+            let suffix = n.split("%s").nth(1)?.to_string();
+            s.strip_suffix(suffix.as_str()).map(str::to_string)
+        })
+        .next()
         .ok_or_else(|| {
             Error::new(
                 ErrorKind::Unsupported,
-                "a multi-driver file is opened through its \"-s.h5\" member or its base name",
+                "a multi/split-driver file is opened through one of its members or its base name",
             )
-        })?
-        .to_string();
+        })?;
     let mut v: Vec<(u64, u64, Box<dyn ReadAt>)> = Vec::new();
     for m in members {
         let name = String::from_utf8_lossy(&m.name).replace("%s", &base);

@@ -2,9 +2,7 @@
 //! global heap object holding the dataset's address and a selection), and the revised
 //! references (object, region and attribute, stored through the global heap).
 
-use h5_format::reference::{
-    Reference as Revised, ReferenceTarget, RegionReferenceData, StoredReference,
-};
+use h5_format::reference::{Reference as Revised, ReferenceTarget, RegionReferenceData};
 use h5_format::selection::Selection as FormatSelection;
 use h5_format::{Addr, Cursor};
 
@@ -77,22 +75,30 @@ pub fn region_reference(file: &File, bytes: &[u8]) -> Result<Target> {
     Ok(Target::Region { dataset, selection })
 }
 
-/// Dereference a revised reference (`H5R_ref_t` as stored: type, flags, global heap ID).
+/// Dereference a revised reference (`H5R_ref_t` as stored in a dataset or attribute: the
+/// type and flags, then for an object reference the token inline, for region and attribute
+/// references a length and the global heap ID of the encoded reference).
 pub fn revised_reference(file: &File, bytes: &[u8]) -> Result<Target> {
-    let mut c = Cursor::new(bytes, 0, file.sizes());
-    let s = StoredReference::parse(&mut c)?;
-    if s.heap_id.is_nil() {
-        bail!(NotFound, "null reference");
-    }
-    let data = file.global_heap_object(s.heap_id.collection, s.heap_id.index)?;
-    let r = Revised::parse_block(
-        &mut Cursor::new(&data, 0, file.sizes()),
-        s.ref_type,
-        s.flags,
-    )?;
-    if r.external_file.is_some() {
-        bail!(Unsupported, "references to objects in other files");
-    }
+    let sizes = file.sizes();
+    let mut c = Cursor::new(bytes, 0, sizes);
+    let ref_type = c.read_u8()?;
+    let flags = c.read_u8()?;
+    let r = if ref_type == h5_format::reference::TYPE_OBJECT
+        && flags & h5_format::reference::FLAG_EXTERNAL == 0
+    {
+        Revised::parse_block(&mut c, ref_type, flags)?
+    } else {
+        let _len = c.read_u32()?;
+        let id = h5_format::heap::global::GlobalHeapId::parse(&mut c)?;
+        if id.is_nil() {
+            bail!(NotFound, "null reference");
+        }
+        let data = file.global_heap_object(id.collection, id.index)?;
+        match Revised::parse_block(&mut Cursor::new(&data, 0, sizes), ref_type, flags) {
+            Ok(r) => r,
+            Err(_) => Revised::parse(&mut Cursor::new(&data, 0, sizes))?,
+        }
+    };
     let addr = r
         .token_address(file.sizes())
         .ok_or_else(|| Error::new(ErrorKind::Format, "reference token"))?;

@@ -300,3 +300,38 @@ fn many_threads_read_one_file() {
         h.join().unwrap();
     }
 }
+
+#[test]
+fn user_block_and_latest_format() {
+    let Some(dir) = files() else { return };
+    let f = File::open(dir.join("userblock.h5")).unwrap();
+    assert_eq!(f.raw().base(), 1024);
+    assert_eq!(
+        f.dataset("/x").unwrap().read::<u32>().unwrap(),
+        (0..7).collect::<Vec<u32>>()
+    );
+    let f = File::open(dir.join("latest.h5")).unwrap();
+    assert!(f.superblock().version >= 2);
+    assert_eq!(
+        f.dataset("/ea").unwrap().read::<i32>().unwrap(),
+        (0..50).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        f.dataset("/fa").unwrap().read::<i32>().unwrap(),
+        (0..30).collect::<Vec<_>>()
+    );
+    let bt2 = f.dataset("/bt2").unwrap();
+    assert_eq!(bt2.read::<i32>().unwrap(), (0..60).collect::<Vec<_>>());
+    assert_eq!(
+        bt2.read_slice::<i32>(&[1, 2], None, &[3, 5], None).unwrap(),
+        (1..4)
+            .flat_map(|i| (2..7).map(move |j| i * 10 + j))
+            .collect::<Vec<_>>()
+    );
+    let g = f.group("/dense").unwrap();
+    assert_eq!(g.storage().unwrap(), h5::read::LinkStorage::Dense);
+    let names: Vec<String> = g.links().unwrap().into_iter().map(|l| l.name).collect();
+    assert_eq!(names.len(), 40);
+    assert_eq!(names[0], "child00");
+    assert!(f.group("/dense/child39").is_ok());
+}

@@ -15,6 +15,20 @@ os.makedirs(d, exist_ok=True)
 with h5py.File(os.path.join(d, "other.h5"), "w") as f:
     f["x"] = np.arange(5, dtype="<i2")
 
+with h5py.File(os.path.join(d, "userblock.h5"), "w", userblock_size=1024) as f:
+    f["x"] = np.arange(7, dtype="<u4")
+with open(os.path.join(d, "userblock.h5"), "r+b") as f:
+    f.write(b"a user block")
+
+with h5py.File(os.path.join(d, "latest.h5"), "w", libver="latest") as f:
+    f.create_dataset("ea", data=np.arange(50, dtype="<i4"), chunks=(4,), maxshape=(None,))
+    f.create_dataset("bt2", data=np.arange(60, dtype="<i4").reshape(6, 10), chunks=(2, 3),
+                     maxshape=(None, None), compression="gzip")
+    f.create_dataset("fa", data=np.arange(30, dtype="<i4"), chunks=(7,))
+    g = f.create_group("dense")
+    for i in range(40):
+        g.create_group("child%02d" % i)
+
 with h5py.File(os.path.join(d, "main.h5"), "w", track_order=True) as f:
     cmp = np.dtype([("a", "<i4"), ("b", ">f8"), ("c", "S8"), ("d", "<u2")])
     v = np.zeros(10, dtype=cmp)
