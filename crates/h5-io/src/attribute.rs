@@ -190,6 +190,21 @@ pub fn attributes(loc: &Location) -> Result<Vec<Attribute>> {
     f().map_err(|e| e.at(&loc.path))
 }
 
+/// Every attribute of the object at `loc`, in creation order; an error when the object does
+/// not track it.
+pub fn attributes_by_creation_order(loc: &Location) -> Result<Vec<Attribute>> {
+    let mut v = attributes(loc)?;
+    if v.iter().any(|a| a.creation_order.is_none()) {
+        return Err(Error::new(
+            ErrorKind::NotFound,
+            "the object does not track attribute creation order",
+        )
+        .at(&loc.path));
+    }
+    v.sort_by_key(|a| a.creation_order);
+    Ok(v)
+}
+
 /// The names of the attributes of the object at `loc`, in name order (without decoding
 /// their values).
 pub fn attribute_names(loc: &Location) -> Result<Vec<String>> {

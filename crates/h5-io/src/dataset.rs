@@ -291,6 +291,11 @@ impl Dataset {
         attribute::attributes(&self.loc)
     }
 
+    /// Every attribute, in creation order (when the object tracks it).
+    pub fn attrs_by_creation_order(&self) -> Result<Vec<Attribute>> {
+        attribute::attributes_by_creation_order(&self.loc)
+    }
+
     /// Every element in the file's datatype (variable-length values as global heap
     /// references, as stored), with that datatype.
     pub fn read_raw(&self) -> Result<(Vec<u8>, Datatype)> {
@@ -416,6 +421,15 @@ impl Dataset {
                 } else if !address.is_undef() {
                     let a = address.0;
                     let raw = self.loc.file.raw();
+                    // The whole extent must lie inside the file (a hostile dataspace cannot
+                    // make a read allocate for data that is not there).
+                    let need = self.space.npoints().saturating_mul(esize as u64);
+                    ensure!(
+                        a.checked_add(need).is_some_and(|e| e <= raw.end()),
+                        Format,
+                        "contiguous storage of {need} bytes at {a:#x} extends past the end of the file ({:#x})",
+                        raw.end()
+                    );
                     for p in mem.transfer(n, sel.runs(&self.space)?)? {
                         let (s, l) = byte_span(p.mem, p.len, esize, out.len())?;
                         let at = p

@@ -288,6 +288,11 @@ impl Group {
     pub fn attrs(&self) -> Result<Vec<Attribute>> {
         attribute::attributes(&self.loc)
     }
+
+    /// Every attribute, in creation order (when the object tracks it).
+    pub fn attrs_by_creation_order(&self) -> Result<Vec<Attribute>> {
+        attribute::attributes_by_creation_order(&self.loc)
+    }
 }
 
 /// Resolve `path` from the group at `start`.

@@ -159,6 +159,31 @@ fn check_raw(what: &str, raw: &[u8], dt: &Datatype, o: &serde_json::Value, bad: 
     }
 }
 
+/// Integer and floating-point types: h5py's values for them are compared as f64.
+fn numeric(dt: &Datatype) -> bool {
+    matches!(dt, Datatype::Integer(_) | Datatype::Float(_))
+}
+
+fn check_f64(
+    what: &str,
+    got: h5_io::Result<Vec<f64>>,
+    o: &serde_json::Value,
+    bad: &mut Vec<String>,
+) {
+    let Some(want) = o.get("f64crc").and_then(|v| v.as_u64()) else {
+        return;
+    };
+    match got {
+        Ok(v) => {
+            let b: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+            if crc(&b) != want as u32 {
+                bad.push(format!("{what}: values as f64 differ from h5py's"));
+            }
+        }
+        Err(e) => bad.push(format!("{what}: reading as f64: {e}")),
+    }
+}
+
 fn check_strings(
     what: &str,
     got: h5_io::Result<Vec<VarLenUnicode>>,
@@ -238,6 +263,9 @@ fn compare(dir: &Path, rec: &serde_json::Value) -> (Vec<String>, usize) {
                         } else {
                             let (raw, dt) = at.read_raw();
                             check_raw(&what, &raw, &dt, o, &mut bad);
+                            if o.get("f64crc").is_some() && numeric(at.datatype()) {
+                                check_f64(&what, at.read::<f64>(), o, &mut bad);
+                            }
                         }
                     }
                     Err(e) => bad.push(format!("{what}: {e}")),
@@ -254,6 +282,9 @@ fn compare(dir: &Path, rec: &serde_json::Value) -> (Vec<String>, usize) {
                     match d.read_raw() {
                         Ok((raw, dt)) => check_raw(&what, &raw, &dt, o, &mut bad),
                         Err(e) => bad.push(format!("{what}: {e}")),
+                    }
+                    if o.get("f64crc").is_some() && numeric(d.datatype()) {
+                        check_f64(&what, d.read::<f64>(), o, &mut bad);
                     }
                 }
             }
@@ -282,6 +313,12 @@ fn run_dir(dir: &Path) {
     let known = known();
     let mut all = Vec::new();
     let mut compared = 0;
+    let typed = recs
+        .iter()
+        .flat_map(|r| r["objects"].as_array().cloned().unwrap_or_default())
+        .filter(|o| o.get("f64crc").is_some())
+        .count();
+    eprintln!("{typed} of them also compared as f64 values");
     for r in &recs {
         let (bad, n) = compare(dir, r);
         compared += n;

@@ -43,6 +43,9 @@ def describe(value, dtype):
         out["skip"] = "object dtype"
         return out
     raw = np.ascontiguousarray(arr).tobytes()
+    if arr.dtype.kind in "iuf" and arr.dtype.subdtype is None and arr.dtype.names is None:
+        # Typed values: the elements as float64 (exact for every integer below 2**53).
+        out["f64crc"] = zlib.crc32(np.ascontiguousarray(arr.astype("<f8")).tobytes())
     out["len"] = len(raw)
     out["crc"] = zlib.crc32(raw)
     return out
