@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use h5_io::{File, Node};
-use h5_types::h5type::VarLenUnicode;
+use h5_types::h5type::{VarLenArray, VarLenUnicode};
 use h5_types::Datatype;
 
 fn corpus(dir: &str) -> PathBuf {
@@ -184,6 +184,35 @@ fn check_f64(
     }
 }
 
+fn check_vlen(
+    what: &str,
+    got: h5_io::Result<Vec<VarLenArray<f64>>>,
+    o: &serde_json::Value,
+    bad: &mut Vec<String>,
+) {
+    let want: Vec<Vec<f64>> = o["vlen"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            v.as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_f64().unwrap_or(f64::NAN))
+                .collect()
+        })
+        .collect();
+    match got {
+        Ok(v) => {
+            let got: Vec<Vec<f64>> = v.iter().map(|a| a.as_slice().to_vec()).collect();
+            if got != want {
+                bad.push(format!("{what}: sequences {got:?}, h5py has {want:?}"));
+            }
+        }
+        Err(e) => bad.push(format!("{what}: {e}")),
+    }
+}
+
 fn check_strings(
     what: &str,
     got: h5_io::Result<Vec<VarLenUnicode>>,
@@ -258,7 +287,9 @@ fn compare(dir: &Path, rec: &serde_json::Value) -> (Vec<String>, usize) {
                 };
                 match at {
                     Ok(at) => {
-                        if o.get("strings").is_some() {
+                        if o.get("vlen").is_some() {
+                            check_vlen(&what, at.read::<VarLenArray<f64>>(), o, &mut bad);
+                        } else if o.get("strings").is_some() {
                             check_strings(&what, at.read::<VarLenUnicode>(), o, &mut bad);
                         } else {
                             let (raw, dt) = at.read_raw();
@@ -276,7 +307,9 @@ fn compare(dir: &Path, rec: &serde_json::Value) -> (Vec<String>, usize) {
                     bad.push(format!("{what}: not a dataset here"));
                     continue;
                 };
-                if o.get("strings").is_some() {
+                if o.get("vlen").is_some() {
+                    check_vlen(&what, d.read::<VarLenArray<f64>>(), o, &mut bad);
+                } else if o.get("strings").is_some() {
                     check_strings(&what, d.read::<VarLenUnicode>(), o, &mut bad);
                 } else {
                     match d.read_raw() {

@@ -16,7 +16,7 @@ import h5py
 import numpy as np
 
 
-def describe(value, dtype):
+def describe(value, dtype, shape=None):
     out = {"dtype": str(dtype)}
     if isinstance(value, h5py.Empty):
         return {"null": True}
@@ -39,6 +39,11 @@ def describe(value, dtype):
             (v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v)) for v in flat
         ]
         return out
+    vdt = h5py.check_vlen_dtype(dtype)
+    if vdt is not None and vdt.kind in "iuf":
+        elems = [value] if shape == () else list(arr.reshape(-1))
+        out["vlen"] = [[float(x) for x in np.asarray(v).reshape(-1)] for v in elems]
+        return out
     if dtype.hasobject:
         out["skip"] = "object dtype"
         return out
@@ -49,6 +54,24 @@ def describe(value, dtype):
     out["len"] = len(raw)
     out["crc"] = zlib.crc32(raw)
     return out
+
+
+def raw_read(obj, is_attr):
+    """The bytes in the file datatype, read with the file type as the memory type."""
+    tid = obj.get_type()
+    size = tid.get_size()
+    shape = obj.shape if is_attr else obj.shape
+    arr = np.empty(shape if shape is not None else (), dtype="V%d" % size)
+    if is_attr:
+        obj.read(arr, mtype=tid)
+    else:
+        obj.read(h5py.h5s.ALL, h5py.h5s.ALL, arr, mtype=tid)
+    raw = arr.tobytes()
+    return {"dtype": "raw", "shape": list(arr.shape), "len": len(raw), "crc": zlib.crc32(raw)}
+
+
+def opaque(tid):
+    return tid.get_class() == h5py.h5t.OPAQUE
 
 
 def dump(path):
@@ -70,8 +93,11 @@ def dump(path):
             rec = {"path": name, "attr": a}
             try:
                 aid = obj.attrs.get_id(a)
-                v = obj.attrs[a]
-                rec.update(describe(v, aid.dtype))
+                if opaque(aid.get_type()):
+                    rec.update(raw_read(aid, True))
+                else:
+                    v = obj.attrs[a]
+                    rec.update(describe(v, aid.dtype, aid.shape))
             except Exception as e:  # noqa: BLE001
                 rec["error"] = repr(e)
             objs.append(rec)
@@ -85,8 +111,10 @@ def dump(path):
                     rec["null"] = True
                 elif obj.size * obj.dtype.itemsize > (1 << 28):
                     rec["skip"] = "larger than 256 MiB"
+                elif opaque(obj.id.get_type()):
+                    rec.update(raw_read(obj.id, False))
                 else:
-                    rec.update(describe(obj[()], obj.dtype))
+                    rec.update(describe(obj[()], obj.dtype, obj.shape))
             except Exception as e:  # noqa: BLE001
                 rec["error"] = repr(e)
             objs.append(rec)
