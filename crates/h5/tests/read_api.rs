@@ -335,3 +335,26 @@ fn user_block_and_latest_format() {
     assert_eq!(names[0], "child00");
     assert!(f.group("/dense/child39").is_ok());
 }
+
+#[test]
+fn a_huge_sparse_dataset_is_read_by_selection() {
+    let Some(f) = main_file() else { return };
+    let d = f.dataset("/sparse").unwrap();
+    assert_eq!(d.shape(), vec![1_000_000, 1_000_000]); // 2 TB of i16
+    let v: Vec<i16> = d
+        .read_slice(&[500_050, 699_995], None, &[2, 10], None)
+        .unwrap();
+    let mut want = Vec::new();
+    for i in 50..52 {
+        for j in 699_995..700_005u64 {
+            want.push(if j >= 700_000 {
+                (i * 100 + (j - 700_000)) as i16
+            } else {
+                3
+            });
+        }
+    }
+    assert_eq!(v, want);
+    // Reading all of it is refused, not attempted.
+    assert!(d.read::<i16>().is_err());
+}

@@ -63,6 +63,9 @@ with h5py.File(os.path.join(d, "main.h5"), "w", track_order=True) as f:
     refs[1] = f["g"].ref
     rr = f.create_dataset("regrefs", (1,), dtype=h5py.regionref_dtype)
     rr[0] = f["big"].regionref[2:4, 5:8]
+    sp = f.create_dataset("sparse", shape=(10**6, 10**6), dtype="<i2", chunks=(100, 100),
+                          fillvalue=3, compression="gzip")
+    sp[500000:500100, 700000:700100] = np.arange(10000, dtype="<i2").reshape(100, 100)
     f.attrs["title"] = "read tests"
     f["big"].attrs["scale"] = np.float32(0.5)
     for i in range(20):
