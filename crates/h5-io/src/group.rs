@@ -128,9 +128,9 @@ impl File {
         self.root()?.attr(name)
     }
 
-    /// Every object reachable from the root through hard links (and soft links inside the
-    /// file), each once, with the first path it was found by, in depth-first name order.
-    /// Loops in the graph are visited once.
+    /// Every object reachable from the root through hard links, each once, with the first
+    /// path it was found by, in depth-first name order. Loops in the graph are visited once;
+    /// soft, external and user-defined links are not followed.
     pub fn walk(&self) -> Result<Vec<(String, Addr, ObjectKind)>> {
         let mut out = Vec::new();
         let mut seen = HashSet::new();

@@ -240,3 +240,28 @@ pub fn decode_as<T: H5Type>(file: &File, dt: &Datatype, raw: &[u8]) -> Result<Ve
     }
     Ok(decode_slice::<T>(&out, &values)?)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use h5_types::{ByteOrder, CharSet, IntegerType, Sign, StrPad, StringType};
+
+    #[test]
+    fn compound_members_move_after_variable_length_ones() {
+        let sizes = h5_format::Sizes::DEFAULT;
+        let i4: Datatype =
+            IntegerType::new(4, ByteOrder::LittleEndian, Sign::TwosComplement).into();
+        let vs: Datatype = StringType::variable(StrPad::NullTerm, CharSet::Ascii).into();
+        // On disk: a (4) | s (16: length, heap address, index) | b (4) = 24 bytes.
+        let mut c = CompoundType::new(24).unwrap();
+        c.insert("a", 0, i4.clone()).unwrap();
+        c.insert("s", 4, vs).unwrap();
+        c.insert("b", 20, i4).unwrap();
+        let m = memory_type(&c.into(), sizes).unwrap();
+        let m = m.as_compound().unwrap();
+        // In memory the string is a pointer (8 bytes): b moves 8 bytes down.
+        assert_eq!(m.size(), 16);
+        let offs: Vec<usize> = m.members().iter().map(|x| x.offset()).collect();
+        assert_eq!(offs, [0, 4, 12]);
+    }
+}
