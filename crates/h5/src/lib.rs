@@ -4,6 +4,8 @@
 //! ([`format`]), files ([`io`]) and `#[derive(H5Type)]`.
 #![forbid(unsafe_code)]
 
+pub mod read;
+
 pub use h5_format as format;
 pub use h5_io as io;
 pub use h5_types as types;
@@ -37,3 +39,5 @@ pub use h5_types::H5Type;
 
 #[doc(hidden)]
 pub use h5_types::__private;
+
+pub use read::{Attribute, Dataset, File, Group, Link, LinkTarget, Node, OpenOptions};

@@ -1,0 +1,230 @@
+//! Attributes: compact (attribute messages in the header) and dense (a fractal heap indexed by
+//! name), with shared datatypes and dataspaces resolved.
+
+use h5_format::btree::v2::Record;
+use h5_format::message::attribute::{Attribute as AttrMessage, MaybeShared};
+use h5_format::message::datatype::disk_size;
+use h5_format::message::{Message, MessageFlags, MessageType};
+use h5_types::{Datatype, H5Type};
+
+use crate::dataset::dataspace_of;
+use crate::error::{ensure, Error, ErrorKind, Result};
+use crate::file::File;
+use crate::group::Location;
+use crate::object::resolve_shared;
+use crate::selection::Dataspace;
+
+/// An attribute, read whole when its object is opened (attributes are small).
+#[derive(Clone, Debug)]
+pub struct Attribute {
+    file: File,
+    path: String,
+    name: String,
+    datatype: Datatype,
+    space: Dataspace,
+    data: Vec<u8>,
+    creation_order: Option<u64>,
+}
+
+impl Attribute {
+    /// The attribute's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The datatype as stored.
+    pub fn datatype(&self) -> &Datatype {
+        &self.datatype
+    }
+
+    /// The dataspace.
+    pub fn dataspace(&self) -> &Dataspace {
+        &self.space
+    }
+
+    /// The dimension sizes (empty for a scalar).
+    pub fn shape(&self) -> Vec<u64> {
+        self.space.dims().to_vec()
+    }
+
+    /// The creation order, when the object tracks it.
+    pub fn creation_order(&self) -> Option<u64> {
+        self.creation_order
+    }
+
+    /// The file holding the attribute (for variable-length data and references).
+    pub fn file(&self) -> &File {
+        &self.file
+    }
+
+    /// The elements in the file's datatype, as stored.
+    pub fn read_raw(&self) -> (Vec<u8>, Datatype) {
+        (self.data.clone(), self.datatype.clone())
+    }
+
+    /// The elements converted to `T`.
+    pub fn read<T: H5Type>(&self) -> Result<Vec<T>> {
+        crate::vlen::decode_as::<T>(&self.file, &self.datatype, &self.data)
+            .map_err(|e| e.at(format!("{}: attribute {:?}", self.path, self.name)))
+    }
+
+    /// The one element of a scalar (or one-element) attribute, converted to `T`.
+    pub fn read_scalar<T: H5Type>(&self) -> Result<T> {
+        let mut v = self.read::<T>()?;
+        ensure!(
+            v.len() == 1,
+            InvalidArgument,
+            "attribute {:?} has {} elements, not one",
+            self.name,
+            v.len()
+        );
+        v.pop()
+            .ok_or_else(|| Error::new(ErrorKind::InvalidArgument, "empty attribute"))
+    }
+}
+
+fn build(file: &File, path: &str, m: &AttrMessage, order: Option<u64>) -> Result<Attribute> {
+    let name = String::from_utf8_lossy(&m.name).into_owned();
+    let datatype = match &m.datatype {
+        MaybeShared::Inline(d) => d.datatype.clone(),
+        MaybeShared::Shared(s) => match resolve_shared(file, MessageType::DATATYPE, s, 0)? {
+            Message::Datatype(d) => d.datatype,
+            _ => return Err(Error::new(ErrorKind::Format, "shared datatype is not one")),
+        },
+    };
+    let fspace = match &m.dataspace {
+        MaybeShared::Inline(d) => d.clone(),
+        MaybeShared::Shared(s) => match resolve_shared(file, MessageType::DATASPACE, s, 0)? {
+            Message::Dataspace(d) => d,
+            _ => return Err(Error::new(ErrorKind::Format, "shared dataspace is not one")),
+        },
+    };
+    let space = dataspace_of(&fspace)?;
+    let need = space
+        .npoints()
+        .checked_mul(disk_size(&datatype, file.sizes()))
+        .ok_or_else(|| Error::new(ErrorKind::Format, "attribute size overflows"))?;
+    ensure!(
+        need <= m.data.len() as u64,
+        Format,
+        "attribute {name:?} needs {need} bytes of data, the message has {}",
+        m.data.len()
+    );
+    Ok(Attribute {
+        file: file.clone(),
+        path: path.to_string(),
+        name,
+        datatype,
+        space,
+        data: m.data[..need as usize].to_vec(),
+        creation_order: order,
+    })
+}
+
+/// Every attribute message of the object at `loc` (compact and dense), unsorted.
+fn raw_attributes(loc: &Location) -> Result<Vec<(AttrMessage, Option<u64>)>> {
+    let obj = loc.object()?;
+    let file = &loc.file;
+    let mut out = Vec::new();
+    for (i, (k, m)) in obj.messages.iter().enumerate() {
+        if *k != MessageType::ATTRIBUTE {
+            continue;
+        }
+        match m {
+            Ok(Message::Attribute(a)) => out.push((
+                a.clone(),
+                obj.creation_orders.get(i).copied().flatten().map(u64::from),
+            )),
+            Ok(_) => {}
+            Err(e) => {
+                return Err(Error::new(
+                    ErrorKind::Format,
+                    format!("attribute message: {e}"),
+                ))
+            }
+        }
+    }
+    if let Some(Message::AttributeInfo(ai)) = obj.message(MessageType::ATTRIBUTE_INFO)? {
+        if !ai.fractal_heap_address.is_undef() && !ai.name_btree_address.is_undef() {
+            for r in file.v2_records(ai.name_btree_address)? {
+                let Record::AttributeName {
+                    heap_id,
+                    message_flags,
+                    creation_order,
+                    ..
+                } = r
+                else {
+                    continue;
+                };
+                let bytes = file.fractal_heap_object(ai.fractal_heap_address, &heap_id)?;
+                let msg = Message::parse_bytes(
+                    MessageType::ATTRIBUTE,
+                    MessageFlags(message_flags),
+                    &bytes,
+                    0,
+                    file.sizes(),
+                )?;
+                let msg = match msg {
+                    Message::Shared { kind, shared } => resolve_shared(file, kind, &shared, 0)?,
+                    m => m,
+                };
+                if let Message::Attribute(a) = msg {
+                    out.push((a, Some(u64::from(creation_order))));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Every attribute of the object at `loc`, in name order.
+pub fn attributes(loc: &Location) -> Result<Vec<Attribute>> {
+    let f = || -> Result<Vec<Attribute>> {
+        let mut v = raw_attributes(loc)?
+            .iter()
+            .map(|(m, o)| build(&loc.file, &loc.path, m, *o))
+            .collect::<Result<Vec<_>>>()?;
+        v.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
+        Ok(v)
+    };
+    f().map_err(|e| e.at(&loc.path))
+}
+
+/// Every attribute of the object at `loc`, in creation order; an error when the object does
+/// not track it.
+pub fn attributes_by_creation_order(loc: &Location) -> Result<Vec<Attribute>> {
+    let mut v = attributes(loc)?;
+    if v.iter().any(|a| a.creation_order.is_none()) {
+        return Err(Error::new(
+            ErrorKind::NotFound,
+            "the object does not track attribute creation order",
+        )
+        .at(&loc.path));
+    }
+    v.sort_by_key(|a| a.creation_order);
+    Ok(v)
+}
+
+/// The names of the attributes of the object at `loc`, in name order (without decoding
+/// their values).
+pub fn attribute_names(loc: &Location) -> Result<Vec<String>> {
+    let mut v: Vec<String> = raw_attributes(loc)
+        .map_err(|e| e.at(&loc.path))?
+        .iter()
+        .map(|(m, _)| String::from_utf8_lossy(&m.name).into_owned())
+        .collect();
+    v.sort();
+    Ok(v)
+}
+
+/// The attribute `name` of the object at `loc`.
+pub fn attribute(loc: &Location, name: &str) -> Result<Attribute> {
+    let all = raw_attributes(loc).map_err(|e| e.at(&loc.path))?;
+    let (m, o) = all
+        .iter()
+        .find(|(m, _)| m.name == name.as_bytes())
+        .ok_or_else(|| {
+            Error::new(ErrorKind::NotFound, format!("no attribute {name:?}")).at(&loc.path)
+        })?;
+    build(&loc.file, &loc.path, m, *o).map_err(|e| e.at(&loc.path))
+}

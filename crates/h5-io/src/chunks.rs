@@ -1,0 +1,531 @@
+//! Finding a dataset's chunks: every chunk index (version 1 B-tree, single chunk, implicit,
+//! fixed array, extensible array, version 2 B-tree) answers "where is the chunk at these
+//! scaled coordinates, how many bytes is it stored in, and which filters were skipped".
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+
+use h5_format::btree::v1::{Keys, NodeType};
+use h5_format::btree::v2::Record;
+use h5_format::chunk_index::extensible_array::{
+    DataBlock, ElementLocation, ExtensibleArrayHeader, Geometry, IndexBlock, SecondaryBlock,
+};
+use h5_format::chunk_index::fixed_array::{FixedArrayDataBlock, FixedArrayHeader};
+use h5_format::chunk_index::{BlockElements, ChunkElement};
+use h5_format::message::layout::ChunkIndex;
+use h5_format::{limits, Addr};
+
+use crate::error::{bail, ensure, Error, ErrorKind, Result};
+use crate::file::File;
+use crate::link::read_v1_node;
+use crate::selection::UNLIMITED;
+
+/// Where one stored chunk is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ChunkLocation {
+    /// The chunk's address.
+    pub addr: Addr,
+    /// Bytes stored (after filters).
+    pub size: u64,
+    /// Filters skipped for this chunk.
+    pub filter_mask: u32,
+}
+
+/// A dataset's chunk index, opened.
+#[derive(Debug)]
+pub(crate) enum Index {
+    /// Every chunk by scaled coordinates (B-trees, read whole once).
+    Map(HashMap<Vec<u64>, ChunkLocation>),
+    /// One chunk.
+    Single(Option<ChunkLocation>),
+    /// Chunks laid out in order from `base`.
+    Implicit {
+        base: Addr,
+        down: Vec<u64>,
+        chunk_bytes: u64,
+        nchunks: u64,
+    },
+    /// A fixed array's elements.
+    Fixed {
+        elements: Vec<Option<ChunkElement>>,
+        down: Vec<u64>,
+        chunk_bytes: u64,
+    },
+    /// An extensible array, blocks read as needed.
+    Extensible(Box<Extensible>),
+}
+
+#[derive(Debug)]
+pub(crate) struct Extensible {
+    header: ExtensibleArrayHeader,
+    geometry: Geometry,
+    index: IndexBlock,
+    unlim: usize,
+    down: Vec<u64>,
+    chunk_bytes: u64,
+    blocks: Mutex<HashMap<u64, Arc<BlockElements>>>,
+    secondary: Mutex<HashMap<u64, Arc<SecondaryBlock>>>,
+}
+
+/// Row-major "down" products of `counts` (element k = product of counts after k).
+fn down(counts: &[u64]) -> Result<Vec<u64>> {
+    let mut d = vec![1u64; counts.len()];
+    for k in (0..counts.len().saturating_sub(1)).rev() {
+        d[k] = d[k + 1]
+            .checked_mul(counts[k + 1])
+            .ok_or_else(|| Error::new(ErrorKind::LimitExceeded, "chunk grid overflows"))?;
+    }
+    Ok(d)
+}
+
+fn linear(scaled: &[u64], down: &[u64]) -> u64 {
+    scaled
+        .iter()
+        .zip(down)
+        .fold(0u64, |a, (s, d)| a.saturating_add(s.saturating_mul(*d)))
+}
+
+/// Chunk counts per dimension for dims `d` and chunk dims `c` (unlimited stays unlimited).
+fn chunk_counts(d: &[u64], c: &[u64]) -> Vec<u64> {
+    d.iter()
+        .zip(c)
+        .map(|(&d, &c)| {
+            if d == UNLIMITED {
+                UNLIMITED
+            } else {
+                d.div_ceil(c.max(1))
+            }
+        })
+        .collect()
+}
+
+impl Index {
+    /// Open the index of a chunked dataset.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn open(
+        file: &File,
+        index: Option<ChunkIndex>,
+        address: Addr,
+        dims: &[u64],
+        maxdims: &[u64],
+        chunk: &[u64],
+        chunk_bytes: u64,
+        filtered: bool,
+    ) -> Result<Index> {
+        let rank = dims.len();
+        match index {
+            None => {
+                let mut map = HashMap::new();
+                if !address.is_undef() {
+                    v1_chunks(file, address, rank, chunk, &mut map)?;
+                }
+                Ok(Index::Map(map))
+            }
+            Some(ChunkIndex::BTreeV2 { .. }) => {
+                let mut map = HashMap::new();
+                if !address.is_undef() {
+                    for r in file.v2_records(address)? {
+                        let (addr, size, mask, scaled) = match r {
+                            Record::Chunk { address, scaled } => (address, chunk_bytes, 0, scaled),
+                            Record::FilteredChunk {
+                                address,
+                                chunk_size,
+                                filter_mask,
+                                scaled,
+                                ..
+                            } => (address, chunk_size, filter_mask, scaled),
+                            _ => bail!(Format, "a v2 B-tree chunk index holds a non-chunk record"),
+                        };
+                        map.insert(
+                            scaled,
+                            ChunkLocation {
+                                addr,
+                                size,
+                                filter_mask: mask,
+                            },
+                        );
+                    }
+                }
+                Ok(Index::Map(map))
+            }
+            Some(ChunkIndex::SingleChunk { filtered: f }) => {
+                if address.is_undef() {
+                    return Ok(Index::Single(None));
+                }
+                let (size, filter_mask) = f.unwrap_or((chunk_bytes, 0));
+                Ok(Index::Single(Some(ChunkLocation {
+                    addr: address,
+                    size,
+                    filter_mask,
+                })))
+            }
+            Some(ChunkIndex::Implicit) => {
+                let counts = chunk_counts(maxdims, chunk);
+                ensure!(
+                    !counts.contains(&UNLIMITED),
+                    Format,
+                    "implicit chunk index on an unlimited dataset"
+                );
+                let nchunks = counts
+                    .iter()
+                    .try_fold(1u64, |a, &c| a.checked_mul(c))
+                    .ok_or_else(|| Error::new(ErrorKind::LimitExceeded, "chunk count"))?;
+                Ok(Index::Implicit {
+                    base: address,
+                    down: down(&counts)?,
+                    chunk_bytes,
+                    nchunks,
+                })
+            }
+            Some(ChunkIndex::FixedArray { .. }) => {
+                let counts = chunk_counts(maxdims, chunk);
+                ensure!(
+                    !counts.contains(&UNLIMITED),
+                    Format,
+                    "fixed array chunk index on an unlimited dataset"
+                );
+                let mut elements = Vec::new();
+                if !address.is_undef() {
+                    let raw = file.raw();
+                    let hb =
+                        raw.read(address, FixedArrayHeader::encoded_size(raw.sizes()) as u64)?;
+                    let h = FixedArrayHeader::parse(&mut raw.cursor(&hb, address))?;
+                    if !h.data_block.is_undef() {
+                        let bound = h.data_block_prefix_size(raw.sizes()) as u64
+                            + h.nelements.saturating_mul(h.element_size as u64)
+                            + h.npages().saturating_add(1).saturating_mul(4)
+                            + 16;
+                        let b = raw.read_up_to(h.data_block, bound)?;
+                        let db = FixedArrayDataBlock::parse(&mut raw.cursor(&b, h.data_block), &h)?;
+                        elements = flatten(&db.elements, h.page_elements().unwrap_or(u64::MAX));
+                    }
+                }
+                Ok(Index::Fixed {
+                    elements,
+                    down: down(&counts)?,
+                    chunk_bytes,
+                })
+            }
+            Some(ChunkIndex::ExtensibleArray { .. }) => {
+                let unlim = maxdims.iter().position(|&m| m == UNLIMITED).unwrap_or(0);
+                let mut counts = chunk_counts(maxdims, chunk);
+                let u = counts.remove(unlim);
+                counts.insert(0, u);
+                // The slowest (unlimited) dimension's own count never enters the products.
+                let d = down(&counts)?;
+                let raw = file.raw();
+                if address.is_undef() {
+                    return Ok(Index::Map(HashMap::new()));
+                }
+                let hb = raw.read(
+                    address,
+                    ExtensibleArrayHeader::encoded_size(raw.sizes()) as u64,
+                )?;
+                let header = ExtensibleArrayHeader::parse(&mut raw.cursor(&hb, address))?;
+                let geometry = header.geometry()?;
+                if header.index_block.is_undef() {
+                    return Ok(Index::Map(HashMap::new()));
+                }
+                let o = raw.sizes().offset as u64;
+                let bound = 64
+                    + header.index_block_elements as u64 * header.element_size as u64
+                    + (geometry.index_block_data_blocks as u64
+                        + geometry.index_block_secondary_blocks as u64)
+                        * o;
+                let b = raw.read_up_to(header.index_block, bound)?;
+                let index = IndexBlock::parse(&mut raw.cursor(&b, header.index_block), &header)?;
+                let _ = filtered;
+                Ok(Index::Extensible(Box::new(Extensible {
+                    header,
+                    geometry,
+                    index,
+                    unlim,
+                    down: d,
+                    chunk_bytes,
+                    blocks: Mutex::new(HashMap::new()),
+                    secondary: Mutex::new(HashMap::new()),
+                })))
+            }
+        }
+    }
+
+    /// The chunk at scaled coordinates `scaled`, `None` when it was never written.
+    pub(crate) fn lookup(&self, file: &File, scaled: &[u64]) -> Result<Option<ChunkLocation>> {
+        match self {
+            Index::Map(m) => Ok(m.get(scaled).copied()),
+            Index::Single(c) => Ok(if scaled.iter().all(|&s| s == 0) {
+                *c
+            } else {
+                None
+            }),
+            Index::Implicit {
+                base,
+                down,
+                chunk_bytes,
+                nchunks,
+            } => {
+                let Some(b) = base.get() else { return Ok(None) };
+                let i = linear(scaled, down);
+                ensure!(
+                    i < *nchunks,
+                    Format,
+                    "chunk {scaled:?} outside the implicit index"
+                );
+                let addr = i
+                    .checked_mul(*chunk_bytes)
+                    .and_then(|o| o.checked_add(b))
+                    .ok_or_else(|| Error::new(ErrorKind::Format, "implicit chunk address"))?;
+                Ok(Some(ChunkLocation {
+                    addr: Addr(addr),
+                    size: *chunk_bytes,
+                    filter_mask: 0,
+                }))
+            }
+            Index::Fixed {
+                elements,
+                down,
+                chunk_bytes,
+            } => {
+                let i = linear(scaled, down);
+                let e = usize::try_from(i)
+                    .ok()
+                    .and_then(|i| elements.get(i))
+                    .copied();
+                Ok(e.flatten().and_then(|e| element_location(e, *chunk_bytes)))
+            }
+            Index::Extensible(ea) => ea.lookup(file, scaled),
+        }
+    }
+}
+
+fn element_location(e: ChunkElement, chunk_bytes: u64) -> Option<ChunkLocation> {
+    match e {
+        ChunkElement::Chunk(a) if !a.is_undef() => Some(ChunkLocation {
+            addr: a,
+            size: chunk_bytes,
+            filter_mask: 0,
+        }),
+        ChunkElement::Filtered {
+            address,
+            chunk_size,
+            filter_mask,
+        } if !address.is_undef() => Some(ChunkLocation {
+            addr: address,
+            size: chunk_size,
+            filter_mask,
+        }),
+        _ => None,
+    }
+}
+
+fn flatten(e: &BlockElements, page: u64) -> Vec<Option<ChunkElement>> {
+    match e {
+        BlockElements::Inline(v) => v.iter().copied().map(Some).collect(),
+        BlockElements::Paged(pages) => {
+            let mut out = Vec::new();
+            for p in pages {
+                match p {
+                    Some(v) => out.extend(v.iter().copied().map(Some)),
+                    None => out.extend(std::iter::repeat_n(None, page as usize)),
+                }
+            }
+            out
+        }
+    }
+}
+
+fn block_element(e: &BlockElements, page: u64, i: u64) -> Option<ChunkElement> {
+    match e {
+        BlockElements::Inline(v) => v.get(usize::try_from(i).ok()?).copied(),
+        BlockElements::Paged(pages) => {
+            let p = pages
+                .get(usize::try_from(i / page.max(1)).ok()?)?
+                .as_ref()?;
+            p.get(usize::try_from(i % page.max(1)).ok()?).copied()
+        }
+    }
+}
+
+impl Extensible {
+    fn lookup(&self, file: &File, scaled: &[u64]) -> Result<Option<ChunkLocation>> {
+        let mut s = scaled.to_vec();
+        if self.unlim < s.len() {
+            let u = s.remove(self.unlim);
+            s.insert(0, u);
+        }
+        let idx = linear(&s, &self.down);
+        if idx >= self.header.max_index_set {
+            return Ok(None);
+        }
+        let Some(loc) = self.geometry.locate(&self.header, idx) else {
+            return Ok(None);
+        };
+        let cb = self.chunk_bytes;
+        let page = self.geometry.page_elements;
+        Ok(match loc {
+            ElementLocation::IndexBlock(i) => self
+                .index
+                .elements
+                .get(i)
+                .copied()
+                .and_then(|e| element_location(e, cb)),
+            ElementLocation::DataBlock {
+                data_block,
+                data_block_elements,
+                element,
+            } => {
+                let Some(&a) = self.index.data_blocks.get(data_block) else {
+                    return Ok(None);
+                };
+                if a.is_undef() {
+                    return Ok(None);
+                }
+                let b = self.data_block(file, a, data_block_elements, &|_| true)?;
+                block_element(&b, page, element).and_then(|e| element_location(e, cb))
+            }
+            ElementLocation::SecondaryBlock {
+                secondary_block,
+                super_block,
+                data_block,
+                data_block_elements,
+                element,
+            } => {
+                let Some(&sa) = self.index.secondary_blocks.get(secondary_block) else {
+                    return Ok(None);
+                };
+                if sa.is_undef() {
+                    return Ok(None);
+                }
+                let sb = self.secondary_block(file, sa, super_block)?;
+                let Some(&a) = sb.data_blocks.get(data_block) else {
+                    return Ok(None);
+                };
+                if a.is_undef() {
+                    return Ok(None);
+                }
+                let pages = self.geometry.pages_per_data_block(super_block);
+                let init = |p: usize| sb.page_initialized(data_block, p, pages);
+                let b = self.data_block(file, a, data_block_elements, &init)?;
+                block_element(&b, page, element).and_then(|e| element_location(e, cb))
+            }
+        })
+    }
+
+    fn secondary_block(&self, file: &File, a: Addr, s: usize) -> Result<Arc<SecondaryBlock>> {
+        if let Some(b) = self
+            .secondary
+            .lock()
+            .ok()
+            .and_then(|m| m.get(&a.0).cloned())
+        {
+            return Ok(b);
+        }
+        let raw = file.raw();
+        let bound = 64u64
+            + self.geometry.super_blocks.get(s).map_or(0, |sb| {
+                sb.data_blocks.saturating_mul(raw.sizes().offset as u64 + 8)
+            });
+        let bytes = raw.read_up_to(a, bound)?;
+        let b = Arc::new(SecondaryBlock::parse(
+            &mut raw.cursor(&bytes, a),
+            &self.header,
+            s,
+        )?);
+        if let Ok(mut m) = self.secondary.lock() {
+            m.insert(a.0, b.clone());
+        }
+        Ok(b)
+    }
+
+    fn data_block(
+        &self,
+        file: &File,
+        a: Addr,
+        n: u64,
+        init: &dyn Fn(usize) -> bool,
+    ) -> Result<Arc<BlockElements>> {
+        if let Some(b) = self.blocks.lock().ok().and_then(|m| m.get(&a.0).cloned()) {
+            return Ok(b);
+        }
+        let raw = file.raw();
+        let es = self.header.element_size as u64;
+        let npages = n / self.geometry.page_elements.max(1) + 1;
+        let bound = 64u64
+            .saturating_add(n.saturating_mul(es))
+            .saturating_add(npages.saturating_mul(4));
+        let bytes = raw.read_up_to(a, bound.min(limits::MAX_METADATA_BLOCK))?;
+        let db = DataBlock::parse(&mut raw.cursor(&bytes, a), &self.header, n, init)?;
+        let b = Arc::new(db.elements);
+        if let Ok(mut m) = self.blocks.lock() {
+            m.insert(a.0, b.clone());
+        }
+        Ok(b)
+    }
+}
+
+/// Every chunk of a version 1 B-tree chunk index.
+fn v1_chunks(
+    file: &File,
+    root: Addr,
+    rank: usize,
+    chunk: &[u64],
+    map: &mut HashMap<Vec<u64>, ChunkLocation>,
+) -> Result<()> {
+    let mut seen = HashSet::new();
+    let mut stack = vec![(root, None::<u8>)];
+    while let Some((addr, level)) = stack.pop() {
+        ensure!(
+            seen.insert(addr.0),
+            Format,
+            "chunk B-tree node at {:#x} visited twice (a loop)",
+            addr.0
+        );
+        let node = read_v1_node(file, addr, Some(rank))?;
+        ensure!(
+            node.node_type() == NodeType::Chunk,
+            Format,
+            "chunk B-tree node at {:#x} is a group node",
+            addr.0
+        );
+        if let Some(l) = level {
+            ensure!(
+                node.level == l,
+                Format,
+                "chunk B-tree node at {:#x} has level {}, expected {l}",
+                addr.0,
+                node.level
+            );
+        }
+        let Keys::Chunk(keys) = &node.keys else {
+            continue;
+        };
+        if node.level == 0 {
+            for (k, &child) in keys.iter().zip(&node.children) {
+                let mut scaled = Vec::with_capacity(rank);
+                for (d, &off) in k.offsets.iter().take(rank).enumerate() {
+                    let c = chunk.get(d).copied().unwrap_or(1).max(1);
+                    ensure!(
+                        off % c == 0,
+                        Format,
+                        "chunk offset {:?} is not on the chunk grid",
+                        k.offsets
+                    );
+                    scaled.push(off / c);
+                }
+                map.insert(
+                    scaled,
+                    ChunkLocation {
+                        addr: child,
+                        size: u64::from(k.chunk_size),
+                        filter_mask: k.filter_mask,
+                    },
+                );
+            }
+        } else {
+            for &c in node.children.iter().rev() {
+                stack.push((c, Some(node.level - 1)));
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,565 @@
+//! Datasets: metadata (datatype, dataspace, layout, filters, fill value) and reading their
+//! data by selection from every storage layout (compact, contiguous, external files, chunked
+//! through every chunk index, virtual), in the file's datatype ([`Dataset::read_raw`]) or
+//! converted to a Rust type ([`Dataset::read`]).
+//!
+//! Only the chunks a selection touches are read; decoding runs on all cores (rayon) when a
+//! read touches several filtered chunks.
+
+use std::sync::{Arc, OnceLock};
+
+use rayon::prelude::*;
+
+use h5_format::message::dataspace::{Dataspace as FormatSpace, DataspaceKind};
+use h5_format::message::datatype::disk_size;
+use h5_format::message::external_files::ExternalFiles;
+use h5_format::message::fill_value::{alloc_time, fill_time};
+use h5_format::message::filter_pipeline::FilterPipeline;
+use h5_format::message::layout::{Layout, LayoutClass, CHUNK_DONT_FILTER_PARTIAL_BOUND_CHUNKS};
+use h5_format::message::{Message, MessageType};
+use h5_format::{limits, Addr};
+use h5_types::{Datatype, H5Type};
+
+use crate::attribute::{self, Attribute};
+use crate::chunks::Index;
+use crate::error::{bail, ensure, Error, ErrorKind, Result};
+use crate::file::File;
+use crate::filter::{self, ChunkInfo, Filter, FilterId};
+use crate::group::Location;
+use crate::object::Object;
+use crate::selection::{
+    copy_to_memory, nc_access, Dataspace, MemoryMap, NcForm, NcMode, Selection,
+};
+
+/// The largest buffer one read allocates.
+pub const MAX_READ_BYTES: u64 = 1 << 36;
+
+/// The datatype of an object's Datatype message.
+pub fn datatype_of(obj: &Object) -> Result<Datatype> {
+    match obj.message(MessageType::DATATYPE)? {
+        Some(Message::Datatype(d)) => Ok(d.datatype.clone()),
+        _ => bail!(Format, "no datatype message"),
+    }
+}
+
+/// A dataspace message as a [`Dataspace`].
+pub fn dataspace_of(s: &FormatSpace) -> Result<Dataspace> {
+    Ok(match s.kind {
+        DataspaceKind::Scalar => Dataspace::Scalar,
+        DataspaceKind::Null => Dataspace::Null,
+        DataspaceKind::Simple if s.dims.is_empty() => Dataspace::Scalar,
+        DataspaceKind::Simple => match &s.max_dims {
+            Some(m) => Dataspace::with_max(&s.dims, m).or_else(|_| Dataspace::simple(&s.dims))?,
+            None => Dataspace::simple(&s.dims)?,
+        },
+    })
+}
+
+/// A filter pipeline message as the codecs' filter list.
+pub fn io_filters(p: &FilterPipeline) -> Vec<Filter> {
+    p.filters
+        .iter()
+        .map(|f| Filter {
+            id: FilterId(f.id.0),
+            flags: f.flags,
+            name: f.name.as_ref().map(|n| {
+                String::from_utf8_lossy(n)
+                    .trim_end_matches('\0')
+                    .to_string()
+            }),
+            client_data: f.client_data.clone(),
+        })
+        .collect()
+}
+
+/// When a dataset's storage is allocated (`H5D_alloc_time_t`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AllocTime {
+    /// When the dataset is created.
+    Early,
+    /// When data is first written.
+    Late,
+    /// Chunk by chunk, as written.
+    Incremental,
+    /// Not stated (old fill value message): the layout's default.
+    Default,
+}
+
+/// When the fill value is written (`H5D_fill_time_t`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FillTime {
+    /// When storage is allocated.
+    OnAlloc,
+    /// Never: unwritten elements are undefined (read here as zeros).
+    Never,
+    /// When storage is allocated, if the user set a fill value.
+    IfSet,
+}
+
+/// A dataset's fill value properties.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FillValue {
+    /// Allocation time.
+    pub alloc_time: AllocTime,
+    /// Fill time.
+    pub fill_time: FillTime,
+    /// Whether a value is defined (`false`: the library default, zeros).
+    pub defined: bool,
+    /// The user-defined value, in the dataset's file datatype.
+    pub value: Option<Vec<u8>>,
+}
+
+/// A dataset.
+#[derive(Clone, Debug)]
+pub struct Dataset {
+    loc: Location,
+    obj: Arc<Object>,
+    datatype: Datatype,
+    space: Dataspace,
+    layout: Layout,
+    filters: Vec<Filter>,
+    fill: FillValue,
+    external: Option<ExternalFiles>,
+    index: Arc<OnceLock<std::result::Result<Index, String>>>,
+}
+
+impl Dataset {
+    /// The dataset at a location.
+    pub fn at(loc: Location) -> Result<Dataset> {
+        Self::load(&loc).map_err(|e| e.at(&loc.path))
+    }
+
+    fn load(loc: &Location) -> Result<Dataset> {
+        let obj = loc.object()?;
+        let datatype = datatype_of(&obj)?;
+        let space = match obj.message(MessageType::DATASPACE)? {
+            Some(Message::Dataspace(s)) => dataspace_of(s)?,
+            _ => bail!(Format, "no dataspace message"),
+        };
+        let layout = match obj.message(MessageType::LAYOUT)? {
+            Some(Message::Layout(l)) => l.clone(),
+            _ => bail!(WrongKind, "not a dataset (no layout message)"),
+        };
+        let filters = match obj.message(MessageType::FILTER_PIPELINE)? {
+            Some(Message::FilterPipeline(p)) => io_filters(p),
+            _ => Vec::new(),
+        };
+        let fill = match obj.message(MessageType::FILL_VALUE) {
+            Ok(Some(Message::FillValue(f))) => FillValue {
+                alloc_time: match f.alloc_time {
+                    alloc_time::EARLY => AllocTime::Early,
+                    alloc_time::LATE => AllocTime::Late,
+                    alloc_time::INCREMENTAL => AllocTime::Incremental,
+                    _ => AllocTime::Default,
+                },
+                fill_time: match f.fill_time {
+                    fill_time::NEVER => FillTime::Never,
+                    fill_time::IF_SET => FillTime::IfSet,
+                    _ => FillTime::OnAlloc,
+                },
+                defined: f.defined,
+                value: f.value.clone().filter(|v| !v.is_empty()),
+            },
+            Ok(_) | Err(_) => {
+                let old = match obj.message(MessageType::FILL_VALUE_OLD) {
+                    Ok(Some(Message::FillValueOld(f))) if !f.value.is_empty() => {
+                        Some(f.value.clone())
+                    }
+                    _ => None,
+                };
+                FillValue {
+                    alloc_time: AllocTime::Default,
+                    fill_time: FillTime::IfSet,
+                    defined: old.is_some(),
+                    value: old,
+                }
+            }
+        };
+        let space = match &layout.class {
+            LayoutClass::Virtual {
+                heap_address,
+                heap_index,
+            } if space.maxdims().contains(&crate::selection::UNLIMITED) => {
+                crate::vds::virtual_extent(&loc.file, *heap_address, *heap_index, &space)?
+            }
+            _ => space,
+        };
+        let external = match obj.message(MessageType::EXTERNAL_FILES)? {
+            Some(Message::ExternalFiles(e)) => Some(e.clone()),
+            _ => None,
+        };
+        Ok(Dataset {
+            loc: loc.clone(),
+            obj,
+            datatype,
+            space,
+            layout,
+            filters,
+            fill,
+            external,
+            index: Arc::new(OnceLock::new()),
+        })
+    }
+
+    /// Where the dataset is.
+    pub fn location(&self) -> &Location {
+        &self.loc
+    }
+
+    /// The dataset's path.
+    pub fn path(&self) -> &str {
+        &self.loc.path
+    }
+
+    /// The file holding it.
+    pub fn file(&self) -> &File {
+        &self.loc.file
+    }
+
+    /// The decoded object header.
+    pub fn object(&self) -> &Object {
+        &self.obj
+    }
+
+    /// The datatype as stored.
+    pub fn datatype(&self) -> &Datatype {
+        &self.datatype
+    }
+
+    /// The dataspace.
+    pub fn dataspace(&self) -> &Dataspace {
+        &self.space
+    }
+
+    /// The current dimension sizes (empty for a scalar).
+    pub fn shape(&self) -> Vec<u64> {
+        self.space.dims().to_vec()
+    }
+
+    /// The number of elements.
+    pub fn len(&self) -> u64 {
+        self.space.npoints()
+    }
+
+    /// Whether the dataset has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The storage layout message.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// The chunk dimensions of a chunked dataset.
+    pub fn chunk_dims(&self) -> Option<Vec<u64>> {
+        match &self.layout.class {
+            LayoutClass::Chunked { dims, .. } => {
+                Some(dims.iter().take(self.space.rank()).copied().collect())
+            }
+            _ => None,
+        }
+    }
+
+    /// The filter pipeline (empty when unfiltered).
+    pub fn filters(&self) -> &[Filter] {
+        &self.filters
+    }
+
+    /// The fill value properties.
+    pub fn fill_value(&self) -> &FillValue {
+        &self.fill
+    }
+
+    /// The external files of external storage, if any.
+    pub fn external_files(&self) -> Option<&ExternalFiles> {
+        self.external.as_ref()
+    }
+
+    /// The size in bytes of one element as stored.
+    pub fn element_size(&self) -> usize {
+        disk_size(&self.datatype, self.loc.file.sizes()) as usize
+    }
+
+    /// The attribute `name`.
+    pub fn attr(&self, name: &str) -> Result<Attribute> {
+        attribute::attribute(&self.loc, name)
+    }
+
+    /// Every attribute, in name order.
+    pub fn attrs(&self) -> Result<Vec<Attribute>> {
+        attribute::attributes(&self.loc)
+    }
+
+    /// Every attribute, in creation order (when the object tracks it).
+    pub fn attrs_by_creation_order(&self) -> Result<Vec<Attribute>> {
+        attribute::attributes_by_creation_order(&self.loc)
+    }
+
+    /// Every element in the file's datatype (variable-length values as global heap
+    /// references, as stored), with that datatype.
+    pub fn read_raw(&self) -> Result<(Vec<u8>, Datatype)> {
+        let n = self.space.npoints();
+        let b = self.read_raw_selection(&Selection::All, &MemoryMap::packed(n))?;
+        Ok((b, self.datatype.clone()))
+    }
+
+    /// The selected elements in the file's datatype, placed in a buffer as `mem` says
+    /// (elements of the buffer not selected hold the fill value).
+    pub fn read_raw_selection(&self, sel: &Selection, mem: &MemoryMap) -> Result<Vec<u8>> {
+        self.read_raw_impl(sel, mem)
+            .map_err(|e| e.at(&self.loc.path))
+    }
+
+    /// Every element converted to `T`.
+    pub fn read<T: H5Type>(&self) -> Result<Vec<T>> {
+        let (b, _) = self.read_raw()?;
+        crate::vlen::decode_as::<T>(&self.loc.file, &self.datatype, &b)
+            .map_err(|e| e.at(&self.loc.path))
+    }
+
+    /// The selected elements converted to `T`, in the selection's order.
+    pub fn read_selection<T: H5Type>(&self, sel: &Selection) -> Result<Vec<T>> {
+        let n = sel.npoints(&self.space);
+        let b = self.read_raw_selection(sel, &MemoryMap::packed(n))?;
+        crate::vlen::decode_as::<T>(&self.loc.file, &self.datatype, &b)
+            .map_err(|e| e.at(&self.loc.path))
+    }
+
+    /// A hyperslab `start`/`count` (with optional `stride` and `block`) converted to `T`.
+    pub fn read_slice<T: H5Type>(
+        &self,
+        start: &[u64],
+        stride: Option<&[u64]>,
+        count: &[u64],
+        block: Option<&[u64]>,
+    ) -> Result<Vec<T>> {
+        let sel = Selection::hyperslab(&self.space, start, stride, count, block)
+            .map_err(|e| Error::from(e).at(&self.loc.path))?;
+        self.read_selection(&sel)
+    }
+
+    /// A netCDF-style access (whole, one element, section, subsampled or mapped section)
+    /// converted to `T`. For a mapped section the result is laid out as the map says (its
+    /// length is the map's extent; elements the map skips are the fill value).
+    pub fn read_nc<T: H5Type>(&self, form: NcForm<'_>) -> Result<Vec<T>> {
+        let acc = nc_access(&self.space, form, NcMode::Read)
+            .map_err(|e| Error::from(e).at(&self.loc.path))?;
+        let b = self.read_raw_selection(&acc.file, &acc.memory)?;
+        crate::vlen::decode_as::<T>(&self.loc.file, &self.datatype, &b)
+            .map_err(|e| e.at(&self.loc.path))
+    }
+
+    /// The fill value's bytes for one element (zeros when none is defined).
+    fn fill_bytes(&self, esize: usize) -> Vec<u8> {
+        match &self.fill.value {
+            Some(v) if v.len() == esize && !self.datatype.has_variable_length() => v.clone(),
+            _ => vec![0u8; esize],
+        }
+    }
+
+    fn read_raw_impl(&self, sel: &Selection, mem: &MemoryMap) -> Result<Vec<u8>> {
+        let esize = self.element_size();
+        ensure!(esize > 0, Format, "datatype of size 0");
+        let total = mem
+            .extent()
+            .checked_mul(esize as u64)
+            .filter(|&t| t <= MAX_READ_BYTES)
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorKind::LimitExceeded,
+                    format!(
+                        "a read of {} elements of {esize} bytes is too large",
+                        mem.extent()
+                    ),
+                )
+            })?;
+        let total = usize::try_from(total)
+            .map_err(|_| Error::new(ErrorKind::LimitExceeded, "read too large"))?;
+        let mut out = Vec::new();
+        out.try_reserve_exact(total).map_err(|_| {
+            Error::new(
+                ErrorKind::LimitExceeded,
+                format!("cannot allocate {total} bytes"),
+            )
+        })?;
+        let fill = self.fill_bytes(esize);
+        if fill.iter().all(|&b| b == 0) {
+            out.resize(total, 0);
+        } else {
+            while out.len() < total {
+                out.extend_from_slice(&fill);
+            }
+        }
+        if matches!(self.space, Dataspace::Null) {
+            return Ok(out);
+        }
+        sel.validate(&self.space)?;
+        let n = sel.npoints(&self.space);
+        if n == 0 {
+            return Ok(out);
+        }
+        match &self.layout.class {
+            LayoutClass::Compact { data, .. } => {
+                let need = self.space.npoints().saturating_mul(esize as u64);
+                ensure!(
+                    data.len() as u64 >= need,
+                    Format,
+                    "compact data of {} bytes, the dataspace needs {need}",
+                    data.len()
+                );
+                let pairs = mem.transfer(n, sel.runs(&self.space)?)?;
+                copy_to_memory(pairs, data, &mut out, esize)?;
+            }
+            LayoutClass::Contiguous { address, .. } => {
+                if let Some(ext) = &self.external {
+                    let files = crate::external::ExternalStorage::open(&self.loc.file, ext)?;
+                    for p in mem.transfer(n, sel.runs(&self.space)?)? {
+                        let (s, l) = byte_span(p.mem, p.len, esize, out.len())?;
+                        files.read(p.file * esize as u64, &mut out[s..s + l])?;
+                    }
+                } else if !address.is_undef() {
+                    let a = address.0;
+                    let raw = self.loc.file.raw();
+                    // The whole extent must lie inside the file (a hostile dataspace cannot
+                    // make a read allocate for data that is not there).
+                    let need = self.space.npoints().saturating_mul(esize as u64);
+                    ensure!(
+                        a.checked_add(need).is_some_and(|e| e <= raw.end()),
+                        Format,
+                        "contiguous storage of {need} bytes at {a:#x} extends past the end of the file ({:#x})",
+                        raw.end()
+                    );
+                    for p in mem.transfer(n, sel.runs(&self.space)?)? {
+                        let (s, l) = byte_span(p.mem, p.len, esize, out.len())?;
+                        let at = p
+                            .file
+                            .checked_mul(esize as u64)
+                            .and_then(|o| o.checked_add(a))
+                            .ok_or_else(|| Error::new(ErrorKind::Format, "address overflow"))?;
+                        raw.read_into(Addr(at), &mut out[s..s + l])?;
+                    }
+                }
+            }
+            LayoutClass::Chunked {
+                flags,
+                dims,
+                index,
+                address,
+                ..
+            } => {
+                let rank = self.space.rank();
+                ensure!(
+                    dims.len() == rank + 1 || dims.len() == rank,
+                    Format,
+                    "chunk rank {} for a dataspace of rank {rank}",
+                    dims.len().saturating_sub(1)
+                );
+                let chunk: Vec<u64> = dims[..rank].to_vec();
+                ensure!(
+                    chunk.iter().all(|&c| c > 0),
+                    Format,
+                    "chunk dimension of size 0"
+                );
+                let chunk_elems = chunk
+                    .iter()
+                    .try_fold(1u64, |a, &c| a.checked_mul(c))
+                    .ok_or_else(|| Error::new(ErrorKind::Format, "chunk size overflows"))?;
+                let chunk_bytes = chunk_elems.saturating_mul(esize as u64);
+                ensure!(
+                    chunk_bytes <= limits::MAX_CHUNK_BYTES,
+                    LimitExceeded,
+                    "chunk of {chunk_bytes} bytes"
+                );
+                let idx = self.index.get_or_init(|| {
+                    Index::open(
+                        &self.loc.file,
+                        *index,
+                        *address,
+                        self.space.dims(),
+                        self.space.maxdims(),
+                        &chunk,
+                        chunk_bytes,
+                        !self.filters.is_empty(),
+                    )
+                    .map_err(|e| e.to_string())
+                });
+                let idx = match idx {
+                    Ok(i) => i,
+                    Err(e) => bail!(Format, "chunk index: {e}"),
+                };
+                let dont_filter_edges = flags & CHUNK_DONT_FILTER_PARTIAL_BOUND_CHUNKS != 0;
+                let chunks: Vec<_> = sel.chunks(&self.space, &chunk)?.collect();
+                let dims_now = self.space.dims();
+                let batch = (rayon::current_num_threads() * 4).max(4);
+                for group in chunks.chunks(batch) {
+                    let decode = |c: &crate::selection::Chunk<'_>| -> Result<Option<Vec<u8>>> {
+                        let Some(cl) = idx.lookup(&self.loc.file, c.coords())? else {
+                            return Ok(None);
+                        };
+                        let partial = c
+                            .origin()
+                            .iter()
+                            .zip(&chunk)
+                            .zip(dims_now)
+                            .any(|((o, c), d)| o.saturating_add(*c) > *d);
+                        let skip_filters =
+                            self.filters.is_empty() || (dont_filter_edges && partial);
+                        let stored = if skip_filters { chunk_bytes } else { cl.size };
+                        ensure!(
+                            stored <= limits::MAX_CHUNK_BYTES,
+                            LimitExceeded,
+                            "chunk of {stored} bytes"
+                        );
+                        let data = self.loc.file.raw().read(cl.addr, stored)?;
+                        if skip_filters {
+                            return Ok(Some(data));
+                        }
+                        let mut info = ChunkInfo::new(chunk_bytes as usize);
+                        info.skip_checksum = self.loc.file.options().skip_checksums;
+                        let d = filter::decode_chunk(&self.filters, cl.filter_mask, data, &info)
+                            .map_err(|e| {
+                                Error::from(e).at(format!(
+                                    "{}: chunk {:?}",
+                                    self.loc.path,
+                                    c.origin()
+                                ))
+                            })?;
+                        Ok(Some(d))
+                    };
+                    let decoded: Vec<Result<Option<Vec<u8>>>> =
+                        if group.len() > 1 && !self.filters.is_empty() {
+                            group.par_iter().map(decode).collect()
+                        } else {
+                            group.iter().map(decode).collect()
+                        };
+                    for (c, d) in group.iter().zip(decoded) {
+                        if let Some(data) = d? {
+                            let pairs = mem.transfer(n, c.runs())?;
+                            copy_to_memory(pairs, &data, &mut out, esize)?;
+                        }
+                    }
+                }
+            }
+            LayoutClass::Virtual {
+                heap_address,
+                heap_index,
+            } => {
+                crate::vds::read_virtual(self, *heap_address, *heap_index, sel, mem, &mut out)?;
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The byte range of `len` elements at element `off` of a buffer of `total` bytes.
+pub(crate) fn byte_span(off: u64, len: u64, esize: usize, total: usize) -> Result<(usize, usize)> {
+    let s = off.checked_mul(esize as u64);
+    let l = len.checked_mul(esize as u64);
+    match (s, l) {
+        (Some(s), Some(l)) if s.checked_add(l).is_some_and(|e| e <= total as u64) => {
+            Ok((s as usize, l as usize))
+        }
+        _ => bail!(Selection, "element range outside the buffer"),
+    }
+}

@@ -1,0 +1,672 @@
+//! An open HDF5 file for reading: the superblock, the byte source (sec2, family, split/multi),
+//! and caches of decoded structures shared by every object of the file.
+//!
+//! A [`File`] is an `Arc` around its state: cheap to clone, `Send + Sync`. Reads are
+//! positioned reads of the source with no lock held; the caches (object headers, global heap
+//! collections, fractal heap headers) are behind `RwLock`s held only to look up or insert a
+//! decoded value, never during I/O.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+use h5_format::btree::v2;
+use h5_format::driver_info::{DriverData, DriverInfoBlock};
+use h5_format::heap::fractal::{
+    DirectBlock, FractalHeapHeader, HeapId, HeapIdLayout, IndirectBlock,
+};
+use h5_format::heap::global::GlobalHeapCollection;
+use h5_format::superblock::{self, Superblock, SuperblockExtension};
+use h5_format::{Addr, Cursor, Sizes};
+
+use crate::error::{bail, ensure, Error, ErrorKind, Result};
+use crate::object::{self, Object};
+use crate::raw::RawFile;
+use crate::source::{FamilySource, FileSource, MemSource, ReadAt};
+
+/// Options for opening a file.
+#[derive(Clone, Debug, Default)]
+pub struct OpenOptions {
+    /// Follow external links (opening the files they name, relative to this file's
+    /// directory). Off by default.
+    pub external_links: bool,
+    /// Do not verify fletcher32 checksums of chunks.
+    pub skip_checksums: bool,
+}
+
+impl OpenOptions {
+    /// The default options: external links are not followed, checksums are verified.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Allow or forbid following external links.
+    pub fn external_links(mut self, allow: bool) -> Self {
+        self.external_links = allow;
+        self
+    }
+}
+
+/// Most entries a cache holds before it is emptied (bounds memory on huge files).
+const CACHE_CAP: usize = 1 << 14;
+
+#[derive(Debug)]
+struct Cache<V> {
+    map: RwLock<HashMap<u64, V>>,
+}
+
+impl<V: Clone> Cache<V> {
+    fn new() -> Self {
+        Cache {
+            map: RwLock::new(HashMap::new()),
+        }
+    }
+
+    fn get(&self, k: u64) -> Option<V> {
+        self.map.read().ok()?.get(&k).cloned()
+    }
+
+    fn insert(&self, k: u64, v: V) {
+        if let Ok(mut m) = self.map.write() {
+            if m.len() >= CACHE_CAP {
+                m.clear();
+            }
+            m.insert(k, v);
+        }
+    }
+}
+
+#[derive(Debug)]
+pub(crate) struct Inner {
+    pub(crate) raw: RawFile,
+    pub(crate) superblock: Superblock,
+    pub(crate) extension: Option<SuperblockExtension>,
+    pub(crate) options: OpenOptions,
+    pub(crate) path: Option<PathBuf>,
+    headers: Cache<Arc<Object>>,
+    gheaps: Cache<Arc<GlobalHeapCollection>>,
+    fheaps: Cache<Arc<FractalHeapHeader>>,
+}
+
+/// An HDF5 file open for reading.
+#[derive(Clone, Debug)]
+pub struct File {
+    pub(crate) inner: Arc<Inner>,
+}
+
+fn io_err(path: &Path, e: std::io::Error) -> Error {
+    Error::with_source(ErrorKind::Io, format!("opening {}", path.display()), e)
+}
+
+impl File {
+    /// Open the file at `path` with default options.
+    pub fn open(path: impl AsRef<Path>) -> Result<File> {
+        Self::open_with(path, OpenOptions::default())
+    }
+
+    /// Open the file at `path`. The family driver is recognised from the superblock's driver
+    /// information (the other members are found by the number in the name); the multi/split
+    /// driver likewise (open the `-s.h5` member or the base name).
+    pub fn open_with(path: impl AsRef<Path>, options: OpenOptions) -> Result<File> {
+        let path = path.as_ref();
+        let source: Arc<dyn ReadAt> = match FileSource::open(path) {
+            Ok(s) => Arc::new(s),
+            Err(e) => {
+                // A family named by its printf pattern ("name%05d.h5"): open member 0.
+                if let Some(first) = printf_member0(path) {
+                    if first.is_file() {
+                        return Self::open_with(&first, options);
+                    }
+                }
+                // A multi/split file named by its base name.
+                for suffix in ["-s.h5", "-m.h5"] {
+                    let s = PathBuf::from(format!("{}{suffix}", path.display()));
+                    if s.is_file() {
+                        return Self::open_with(&s, options);
+                    }
+                }
+                return Err(io_err(path, e));
+            }
+        };
+        Self::from_source(source, Some(path.to_path_buf()), options)
+            .map_err(|e| e.at(path.display().to_string()))
+    }
+
+    /// A file held in memory.
+    pub fn from_bytes(bytes: impl Into<Arc<[u8]>>) -> Result<File> {
+        Self::from_source(
+            Arc::new(MemSource::new(bytes)),
+            None,
+            OpenOptions::default(),
+        )
+    }
+
+    /// A file read from any source. `path` (when known) locates external files, family and
+    /// multi members.
+    pub fn from_source(
+        source: Arc<dyn ReadAt>,
+        path: Option<PathBuf>,
+        options: OpenOptions,
+    ) -> Result<File> {
+        let len = source.len()?;
+        let at = superblock::find_signature(len, |off, n| {
+            let n = n.min(len.saturating_sub(off) as usize);
+            source.read_vec(off, n).map_err(|e| {
+                h5_format::Error::new(
+                    h5_format::ErrorKind::UnexpectedEof,
+                    "superblock",
+                    off,
+                    e.to_string(),
+                )
+            })
+        })?
+        .ok_or_else(|| Error::new(ErrorKind::Format, "not an HDF5 file (no format signature)"))?;
+        let n = 4096.min(len - at) as usize;
+        let head = source.read_vec(at, n)?;
+        let sb = Superblock::parse(&mut Cursor::new(&head, at, Sizes::DEFAULT))?;
+        // The base address is absolute; a superblock after a user block normally has it equal
+        // to the signature's position. Some writers store 0 there: the signature wins then.
+        let base = match sb.base_address.get() {
+            Some(b) if b == at => b,
+            _ => at,
+        };
+        let mut source = source;
+        let mut driver = None;
+        if let Some(v0) = &sb.v0 {
+            if let Some(a) = v0.driver_info_address.get() {
+                let pos = base
+                    .checked_add(a)
+                    .ok_or_else(|| Error::new(ErrorKind::Format, "driver info address"))?;
+                if pos < len {
+                    let b = source.read_vec(pos, 4096.min(len - pos) as usize)?;
+                    let blk = DriverInfoBlock::parse(&mut Cursor::new(&b, a, sb.sizes))?;
+                    driver = Some(blk.data);
+                }
+            }
+        }
+        // A family whose driver information lies past the first member: the file is shorter
+        // than its end-of-file address and its name is numbered.
+        if driver.is_none() && sb.version < 2 {
+            if let (Some(p), Some(eof)) = (&path, sb.eof_address.get()) {
+                let numbered = p
+                    .file_stem()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.ends_with(|c: char| c.is_ascii_digit()));
+                if numbered && base.saturating_add(eof) > len && len > 0 {
+                    if let Ok(fam) = family_source(p, len, &*source) {
+                        source = fam;
+                        driver = Some(DriverData::Family { member_size: len });
+                    }
+                }
+            }
+        }
+        let mut raw = RawFile::new(source.clone(), base, sb.sizes, path.clone())?;
+        let extension = match sb.extension_address.get() {
+            Some(_) if sb.version >= 2 => {
+                let h = object::read_header(&raw, sb.extension_address)?;
+                Some(SuperblockExtension::from_header(&h, sb.sizes)?)
+            }
+            _ => None,
+        };
+        if driver.is_none() {
+            if let Some(d) = extension.as_ref().and_then(|e| e.driver_info.as_ref()) {
+                driver = Some(d.data.clone());
+            }
+        }
+        match (&driver, &path) {
+            (Some(DriverData::Family { member_size }), Some(p)) if source.len()? == len => {
+                source = family_source(p, *member_size, &*source)?;
+                raw = RawFile::new(source.clone(), base, sb.sizes, path.clone())?;
+            }
+            (Some(DriverData::Multi { map, members }), Some(p)) => {
+                source = multi_source(p, map, members)?;
+                raw = RawFile::new(source.clone(), 0, sb.sizes, path.clone())?;
+            }
+            _ => {}
+        }
+        Ok(File {
+            inner: Arc::new(Inner {
+                raw,
+                superblock: sb,
+                extension,
+                options,
+                path,
+                headers: Cache::new(),
+                gheaps: Cache::new(),
+                fheaps: Cache::new(),
+            }),
+        })
+    }
+
+    /// The superblock.
+    pub fn superblock(&self) -> &Superblock {
+        &self.inner.superblock
+    }
+
+    /// The path the file was opened from.
+    pub fn path(&self) -> Option<&Path> {
+        self.inner.path.as_deref()
+    }
+
+    /// The open options.
+    pub fn options(&self) -> &OpenOptions {
+        &self.inner.options
+    }
+
+    /// The file's bytes, addressed as its structures address them.
+    pub fn raw(&self) -> &RawFile {
+        &self.inner.raw
+    }
+
+    /// The size of offsets and lengths.
+    pub fn sizes(&self) -> Sizes {
+        self.inner.superblock.sizes
+    }
+
+    /// Whether two handles refer to the same open file.
+    pub fn same_file(&self, other: &File) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
+    /// The root group's object header address.
+    pub fn root_address(&self) -> Addr {
+        self.inner.superblock.root_object_header()
+    }
+
+    /// The decoded object header at `addr` (cached).
+    pub fn object(&self, addr: Addr) -> Result<Arc<Object>> {
+        let a = addr
+            .get()
+            .ok_or_else(|| Error::new(ErrorKind::Format, "object at the undefined address"))?;
+        if let Some(o) = self.inner.headers.get(a) {
+            return Ok(o);
+        }
+        let o = Arc::new(Object::load(self, addr)?);
+        self.inner.headers.insert(a, o.clone());
+        Ok(o)
+    }
+
+    /// The global heap collection at `addr` (cached).
+    pub fn global_heap(&self, addr: Addr) -> Result<Arc<GlobalHeapCollection>> {
+        let a = addr
+            .get()
+            .ok_or_else(|| Error::new(ErrorKind::Format, "global heap at the undefined address"))?;
+        if let Some(c) = self.inner.gheaps.get(a) {
+            return Ok(c);
+        }
+        let raw = self.raw();
+        // The collection size follows the 8-byte signature, version and reserved bytes.
+        let head = raw.read(addr, 8 + raw.sizes().length as u64)?;
+        let mut c = raw.cursor(&head, addr);
+        c.skip(8)?;
+        let size = c.read_len()?;
+        ensure!(
+            size <= h5_format::limits::MAX_METADATA_BLOCK,
+            LimitExceeded,
+            "global heap collection of {size} bytes at {a:#x}"
+        );
+        let bytes = raw.read(addr, size)?;
+        let coll = Arc::new(GlobalHeapCollection::parse(&mut raw.cursor(&bytes, addr))?);
+        self.inner.gheaps.insert(a, coll.clone());
+        Ok(coll)
+    }
+
+    /// The bytes of global heap object `index` of the collection at `addr`.
+    pub fn global_heap_object(&self, addr: Addr, index: u32) -> Result<Vec<u8>> {
+        let coll = self.global_heap(addr)?;
+        let idx = u16::try_from(index).map_err(|_| {
+            Error::new(
+                ErrorKind::Format,
+                format!("global heap object index {index} out of range"),
+            )
+        })?;
+        match coll.object(idx) {
+            Some(o) => Ok(o.data.clone()),
+            None => bail!(
+                Format,
+                "no object {index} in the global heap collection at {:#x}",
+                addr.0
+            ),
+        }
+    }
+
+    /// The fractal heap header at `addr` (cached).
+    pub fn fractal_heap(&self, addr: Addr) -> Result<Arc<FractalHeapHeader>> {
+        let a = addr.get().ok_or_else(|| {
+            Error::new(ErrorKind::Format, "fractal heap at the undefined address")
+        })?;
+        if let Some(h) = self.inner.fheaps.get(a) {
+            return Ok(h);
+        }
+        let bytes = self.raw().read_up_to(addr, 1024)?;
+        let h = Arc::new(FractalHeapHeader::parse(
+            &mut self.raw().cursor(&bytes, addr),
+        )?);
+        self.inner.fheaps.insert(a, h.clone());
+        Ok(h)
+    }
+
+    /// The bytes of the object with heap ID `id` in the fractal heap at `heap`.
+    pub fn fractal_heap_object(&self, heap: Addr, id: &[u8]) -> Result<Vec<u8>> {
+        let h = self.fractal_heap(heap)?;
+        let raw = self.raw();
+        let sizes = raw.sizes();
+        let layout = HeapIdLayout::new(&h, sizes)?;
+        ensure!(
+            id.len() >= layout.id_len,
+            Format,
+            "heap ID of {} bytes, the heap uses {}",
+            id.len(),
+            layout.id_len
+        );
+        let hid = HeapId::parse(&mut Cursor::new(id, 0, sizes), &layout)?;
+        match hid {
+            HeapId::Tiny { data } => Ok(data),
+            HeapId::Managed { offset, length } => {
+                let loc = h.locate_managed(offset, length, |a, nrows| {
+                    let dt = h.doubling_table()?;
+                    let _ = dt;
+                    let b = raw
+                        .read_up_to(a, h5_format::limits::MAX_METADATA_BLOCK)
+                        .map_err(|e| {
+                            h5_format::Error::new(
+                                h5_format::ErrorKind::BadAddress,
+                                "fractal heap indirect block",
+                                a.0,
+                                e.to_string(),
+                            )
+                        })?;
+                    IndirectBlock::parse(&mut raw.cursor(&b, a), &h, nrows)
+                })?;
+                if let Some(f) = loc.filtered.or_else(|| {
+                    h.filters
+                        .as_ref()
+                        .map(|f| h5_format::heap::fractal::FilteredBlock {
+                            size: f.root_direct_block_size,
+                            filter_mask: f.filter_mask,
+                        })
+                }) {
+                    let stored = raw.read(loc.block_address, f.size)?;
+                    let pipeline = heap_pipeline(&h, sizes)?;
+                    let block_size = usize::try_from(loc.block_size).map_err(|_| {
+                        Error::new(ErrorKind::LimitExceeded, "fractal heap block size")
+                    })?;
+                    let data = crate::filter::decode_chunk(
+                        &pipeline,
+                        f.filter_mask,
+                        stored,
+                        &crate::filter::ChunkInfo::new(block_size),
+                    )?;
+                    let s = loc.offset_in_block as usize;
+                    return data
+                        .get(s..s.saturating_add(length as usize))
+                        .map(<[u8]>::to_vec)
+                        .ok_or_else(|| {
+                            Error::new(ErrorKind::Format, "heap object past its block")
+                        });
+                }
+                if h.checksums_direct_blocks() && loc.offset_in_block == 0 {
+                    // Verify the block once when an object sits at its very start (rare);
+                    // otherwise read only the object.
+                    let b = raw.read(loc.block_address, loc.block_size)?;
+                    DirectBlock::parse(&mut raw.cursor(&b, loc.block_address), &h, loc.block_size)?;
+                }
+                let a = loc
+                    .block_address
+                    .get()
+                    .and_then(|b| b.checked_add(loc.offset_in_block))
+                    .ok_or_else(|| Error::new(ErrorKind::Format, "heap object address"))?;
+                Ok(raw.read(Addr(a), length)?)
+            }
+            HeapId::HugeDirect { address, length } => Ok(raw.read(address, length)?),
+            HeapId::HugeDirectFiltered {
+                address,
+                length,
+                filter_mask,
+                memory_size,
+            } => {
+                let stored = raw.read(address, length)?;
+                let pipeline = heap_pipeline(&h, sizes)?;
+                Ok(crate::filter::decode_chunk(
+                    &pipeline,
+                    filter_mask,
+                    stored,
+                    &crate::filter::ChunkInfo::new(
+                        usize::try_from(memory_size).map_err(|_| {
+                            Error::new(ErrorKind::LimitExceeded, "huge object size")
+                        })?,
+                    ),
+                )?)
+            }
+            HeapId::HugeIndirect { id } => {
+                for r in self.v2_records(h.huge_btree)? {
+                    match r {
+                        v2::Record::HugeIndirect {
+                            address,
+                            length,
+                            id: rid,
+                        } if rid == id => return Ok(raw.read(address, length)?),
+                        v2::Record::HugeIndirectFiltered {
+                            address,
+                            length,
+                            filter_mask,
+                            memory_size,
+                            id: rid,
+                        } if rid == id => {
+                            let stored = raw.read(address, length)?;
+                            let pipeline = heap_pipeline(&h, sizes)?;
+                            let n = usize::try_from(memory_size).map_err(|_| {
+                                Error::new(ErrorKind::LimitExceeded, "huge object size")
+                            })?;
+                            return Ok(crate::filter::decode_chunk(
+                                &pipeline,
+                                filter_mask,
+                                stored,
+                                &crate::filter::ChunkInfo::new(n),
+                            )?);
+                        }
+                        _ => {}
+                    }
+                }
+                bail!(Format, "huge heap object {id} not found in its B-tree")
+            }
+        }
+    }
+
+    /// Every record of the version 2 B-tree whose header is at `addr`, in key order. The walk
+    /// is bounded: each node once, at most the header's record count.
+    pub fn v2_records(&self, addr: Addr) -> Result<Vec<v2::Record>> {
+        let raw = self.raw();
+        let sizes = raw.sizes();
+        let hb = raw.read(addr, v2::Header::encoded_size(sizes) as u64)?;
+        let h = v2::Header::parse(&mut raw.cursor(&hb, addr))?;
+        let info = h.node_info(sizes)?;
+        let mut out = Vec::new();
+        if h.root.is_undef() || h.total_records == 0 {
+            return Ok(out);
+        }
+        ensure!(
+            h.total_records <= raw.end(),
+            LimitExceeded,
+            "v2 B-tree claims {} records",
+            h.total_records
+        );
+        let mut seen = std::collections::HashSet::new();
+        self.v2_walk(
+            &h,
+            &info,
+            h.root,
+            h.depth as usize,
+            h.root_records as u64,
+            &mut out,
+            &mut seen,
+        )?;
+        Ok(out)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn v2_walk(
+        &self,
+        h: &v2::Header,
+        info: &v2::NodeInfo,
+        addr: Addr,
+        depth: usize,
+        n: u64,
+        out: &mut Vec<v2::Record>,
+        seen: &mut std::collections::HashSet<u64>,
+    ) -> Result<()> {
+        ensure!(
+            seen.insert(addr.0),
+            Format,
+            "v2 B-tree node at {:#x} visited twice (a loop)",
+            addr.0
+        );
+        ensure!(
+            depth <= h5_format::limits::MAX_BTREE_DEPTH && out.len() as u64 <= h.total_records,
+            LimitExceeded,
+            "v2 B-tree deeper or larger than its header says"
+        );
+        let raw = self.raw();
+        let b = raw.read(addr, h.node_size as u64)?;
+        let mut c = raw.cursor(&b, addr);
+        if depth == 0 {
+            let leaf = v2::LeafNode::parse(&mut c, h, info, n)?;
+            out.extend(leaf.records);
+        } else {
+            let node = v2::InternalNode::parse(&mut c, h, info, depth, n)?;
+            for (i, child) in node.children.iter().enumerate() {
+                self.v2_walk(h, info, child.address, depth - 1, child.records, out, seen)?;
+                if let Some(r) = node.records.get(i) {
+                    out.push(r.clone());
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn heap_pipeline(h: &FractalHeapHeader, sizes: Sizes) -> Result<Vec<crate::filter::Filter>> {
+    let f = h
+        .filters
+        .as_ref()
+        .ok_or_else(|| Error::new(ErrorKind::Format, "heap has no filters"))?;
+    let p = h5_format::message::filter_pipeline::FilterPipeline::parse(&mut Cursor::new(
+        &f.pipeline,
+        0,
+        sizes,
+    ))?;
+    Ok(crate::dataset::io_filters(&p))
+}
+
+/// `name%05d.h5` (or `%d`) with the member number 0.
+fn printf_member0(path: &Path) -> Option<PathBuf> {
+    let name = path.file_name()?.to_str()?;
+    let at = name.find('%')?;
+    let rest = &name[at + 1..];
+    let spec_len = rest.find('d')?;
+    let spec = &rest[..spec_len];
+    if !spec.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let width: usize = spec.parse().unwrap_or(1);
+    let member = format!("{}{:0width$}{}", &name[..at], 0, &rest[spec_len + 1..]);
+    Some(path.with_file_name(member))
+}
+
+/// The members of a family: the file name's last run of digits is the member number.
+fn family_source(path: &Path, member_size: u64, first: &dyn ReadAt) -> Result<Arc<dyn ReadAt>> {
+    let stem = path
+        .file_stem()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| Error::new(ErrorKind::InvalidArgument, "family member name"))?;
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(|e| format!(".{e}"))
+        .unwrap_or_default();
+    let digits = stem.len() - stem.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    if digits == 0 {
+        return Err(Error::new(
+            ErrorKind::Unsupported,
+            "family file whose name has no member number",
+        ));
+    }
+    let width = digits;
+    let (pre, post) = (&stem[..stem.len() - digits], ext.as_str());
+    let dir = path.parent().unwrap_or(Path::new(""));
+    let mut members: Vec<Box<dyn ReadAt>> = Vec::new();
+    let _ = first;
+    for i in 0..100_000u32 {
+        let p = dir.join(format!("{pre}{i:0width$}{post}"));
+        match FileSource::open(&p) {
+            Ok(s) => members.push(Box::new(s)),
+            Err(_) => break,
+        }
+    }
+    ensure!(
+        !members.is_empty(),
+        Io,
+        "no family member 0 next to {}",
+        path.display()
+    );
+    Ok(Arc::new(FamilySource::new(members, member_size)?))
+}
+
+/// The multi driver's members as one address space.
+#[derive(Debug)]
+struct MultiSource {
+    /// (start address, end address, member) sorted by start.
+    members: Vec<(u64, u64, Box<dyn ReadAt>)>,
+}
+
+impl ReadAt for MultiSource {
+    fn read_exact_at(&self, pos: u64, buf: &mut [u8]) -> std::io::Result<()> {
+        let m = self
+            .members
+            .iter()
+            .rev()
+            .find(|m| m.0 <= pos)
+            .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::UnexpectedEof))?;
+        m.2.read_exact_at(pos - m.0, buf)
+    }
+
+    fn len(&self) -> std::io::Result<u64> {
+        let mut end = 0;
+        for m in &self.members {
+            end = end.max(m.0.saturating_add(m.2.len()?));
+        }
+        Ok(end)
+    }
+}
+
+fn multi_source(
+    path: &Path,
+    _map: &[u8; 6],
+    members: &[h5_format::driver_info::MultiMember],
+) -> Result<Arc<dyn ReadAt>> {
+    let s = path.to_string_lossy();
+    // The base name: the path without the suffix of the member it names ("%s-s.h5" ->
+    // "-s.h5", "%s-m.h5" -> "-m.h5"...).
+    let base = members
+        .iter()
+        .filter_map(|m| {
+            let n = String::from_utf8_lossy(&m.name).into_owned();
+            let suffix = n.split("%s").nth(1)?.to_string();
+            s.strip_suffix(suffix.as_str()).map(str::to_string)
+        })
+        .next()
+        .ok_or_else(|| {
+            Error::new(
+                ErrorKind::Unsupported,
+                "a multi/split-driver file is opened through one of its members or its base name",
+            )
+        })?;
+    let mut v: Vec<(u64, u64, Box<dyn ReadAt>)> = Vec::new();
+    for m in members {
+        let name = String::from_utf8_lossy(&m.name).replace("%s", &base);
+        let src = FileSource::open(&name).map_err(|e| io_err(Path::new(&name), e))?;
+        v.push((m.address, m.end_of_address, Box::new(src)));
+    }
+    v.sort_by_key(|m| m.0);
+    Ok(Arc::new(MultiSource { members: v }))
+}

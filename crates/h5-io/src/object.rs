@@ -1,0 +1,251 @@
+//! Object headers as the reader sees them: loaded with their continuation chunks, messages
+//! decoded one by one (a bad message is an error only for whoever needs it), shared messages
+//! resolved through committed datatypes or the shared object header message heap.
+
+use h5_format::message::shared::{SharedLocation, SharedMessage};
+use h5_format::message::{Message, MessageFlags, MessageType};
+use h5_format::object_header::{ObjectHeader, OHDR};
+use h5_format::{limits, Addr, Cursor};
+
+use crate::error::{bail, ensure, Error, ErrorKind, Result};
+use crate::file::File;
+use crate::raw::RawFile;
+
+/// How deep shared messages may point to further shared messages.
+const MAX_SHARED_DEPTH: usize = 8;
+
+/// Read and parse the object header at `addr`, with its continuation chunks.
+pub fn read_header(raw: &RawFile, addr: Addr) -> Result<ObjectHeader> {
+    // Chunk 0's size is in the prefix: read the prefix, then exactly the header's chunk 0.
+    let head = raw.read_up_to(addr, 64)?;
+    let total = if head.starts_with(&OHDR) {
+        let flags = *head.get(5).unwrap_or(&0);
+        let mut at = 6usize;
+        if flags & 0x20 != 0 {
+            at += 16;
+        }
+        if flags & 0x10 != 0 {
+            at += 4;
+        }
+        let w = 1usize << (flags & 3);
+        let mut size = 0u64;
+        for i in 0..w {
+            size |= u64::from(*head.get(at + i).unwrap_or(&0)) << (8 * i);
+        }
+        ensure!(
+            size <= limits::MAX_METADATA_BLOCK,
+            Format,
+            "object header at {:#x}: chunk 0 of {size} bytes",
+            addr.0
+        );
+        (at + w) as u64 + size + 4
+    } else {
+        let mut b = [0u8; 4];
+        for (i, x) in b.iter_mut().enumerate() {
+            *x = *head.get(8 + i).unwrap_or(&0);
+        }
+        16 + u64::from(u32::from_le_bytes(b))
+    };
+    let bytes = raw.read_up_to(addr, total)?;
+    let mut c = raw.cursor(&bytes, addr);
+    let h = ObjectHeader::parse(&mut c, |a, len| {
+        raw.read(a, len).map_err(|e| {
+            h5_format::Error::new(
+                h5_format::ErrorKind::BadAddress,
+                "object header continuation",
+                a.0,
+                e.to_string(),
+            )
+        })
+    })?;
+    Ok(h)
+}
+
+/// What an object is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ObjectKind {
+    /// A group.
+    Group,
+    /// A dataset.
+    Dataset,
+    /// A committed (named) datatype.
+    Datatype,
+    /// Something else (no message says what it is).
+    Unknown,
+}
+
+/// A decoded object header.
+#[derive(Debug)]
+pub struct Object {
+    /// The header's address.
+    pub addr: Addr,
+    /// The header as parsed.
+    pub header: ObjectHeader,
+    /// Every message but NIL and continuation ones, in order, decoded (shared ones resolved).
+    /// A message that failed to decode keeps its error.
+    pub messages: Vec<(MessageType, std::result::Result<Message, String>)>,
+    /// The creation order of each message of `messages` (when the header tracks it).
+    pub creation_orders: Vec<Option<u16>>,
+}
+
+impl Object {
+    /// Load and decode the header at `addr`.
+    pub fn load(file: &File, addr: Addr) -> Result<Object> {
+        let header = read_header(file.raw(), addr)?;
+        let sizes = file.sizes();
+        let mut messages = Vec::new();
+        let mut creation_orders = Vec::new();
+        for m in header.messages() {
+            if m.kind == MessageType::NIL || m.kind == MessageType::CONTINUATION {
+                continue;
+            }
+            let decoded = m
+                .decode(sizes)
+                .map_err(|e| e.to_string())
+                .and_then(|msg| match msg {
+                    Message::Shared { kind, shared } => {
+                        resolve_shared(file, kind, &shared, 0).map_err(|e| e.to_string())
+                    }
+                    other => Ok(other),
+                });
+            messages.push((m.kind, decoded));
+            creation_orders.push(m.creation_order);
+        }
+        Ok(Object {
+            addr,
+            header,
+            messages,
+            creation_orders,
+        })
+    }
+
+    /// The first message of type `kind`: `Ok(None)` when there is none, an error when it
+    /// did not decode.
+    pub fn message(&self, kind: MessageType) -> Result<Option<&Message>> {
+        for (k, m) in &self.messages {
+            if *k == kind {
+                return match m {
+                    Ok(m) => Ok(Some(m)),
+                    Err(e) => Err(Error::new(
+                        ErrorKind::Format,
+                        format!("{kind} message: {e}"),
+                    )),
+                };
+            }
+        }
+        Ok(None)
+    }
+
+    /// Every decoded message of type `kind` (errors included).
+    pub fn messages_of(
+        &self,
+        kind: MessageType,
+    ) -> impl Iterator<Item = &std::result::Result<Message, String>> {
+        self.messages
+            .iter()
+            .filter(move |(k, _)| *k == kind)
+            .map(|(_, m)| m)
+    }
+
+    /// Whether there is a message of this type (decoded or not).
+    pub fn has(&self, kind: MessageType) -> bool {
+        self.messages.iter().any(|(k, _)| *k == kind)
+    }
+
+    /// What the object is.
+    pub fn kind(&self) -> ObjectKind {
+        if self.has(MessageType::LAYOUT) {
+            ObjectKind::Dataset
+        } else if self.has(MessageType::SYMBOL_TABLE)
+            || self.has(MessageType::LINK_INFO)
+            || self.has(MessageType::LINK)
+            || self.has(MessageType::GROUP_INFO)
+        {
+            ObjectKind::Group
+        } else if self.has(MessageType::DATATYPE) && !self.has(MessageType::DATASPACE) {
+            ObjectKind::Datatype
+        } else if self.header.version() == 2 && !self.has(MessageType::DATATYPE) {
+            // An empty new-style group may hold nothing but NIL messages.
+            ObjectKind::Group
+        } else {
+            ObjectKind::Unknown
+        }
+    }
+}
+
+/// Resolve a shared message of type `kind`: in a committed object's header, or in the shared
+/// object header message heap.
+pub fn resolve_shared(
+    file: &File,
+    kind: MessageType,
+    shared: &SharedMessage,
+    depth: usize,
+) -> Result<Message> {
+    ensure!(
+        depth < MAX_SHARED_DEPTH,
+        LimitExceeded,
+        "shared {kind} messages nest more than {MAX_SHARED_DEPTH} deep"
+    );
+    let sizes = file.sizes();
+    let msg = match shared.location {
+        SharedLocation::Committed(addr) => {
+            let h = read_header(file.raw(), addr)?;
+            let raw = h.messages().find(|m| m.kind == kind).ok_or_else(|| {
+                Error::new(
+                    ErrorKind::Format,
+                    format!(
+                        "shared {kind} message: the object at {:#x} has none",
+                        addr.0
+                    ),
+                )
+            })?;
+            raw.decode(sizes)?
+        }
+        SharedLocation::Heap(id) => {
+            let heap = sohm_heap(file, kind)?;
+            let bytes = file.fractal_heap_object(heap, &id)?;
+            Message::parse_bytes(kind, MessageFlags(0), &bytes, 0, sizes)?
+        }
+    };
+    match msg {
+        Message::Shared { kind, shared } => resolve_shared(file, kind, &shared, depth + 1),
+        m => Ok(m),
+    }
+}
+
+/// The fractal heap of the shared message index that holds messages of type `kind`.
+fn sohm_heap(file: &File, kind: MessageType) -> Result<Addr> {
+    let table = file
+        .inner
+        .extension
+        .as_ref()
+        .and_then(|e| e.shared_table.as_ref())
+        .ok_or_else(|| {
+            Error::new(
+                ErrorKind::Format,
+                "a message in the shared message heap, but the file has no shared message table",
+            )
+        })?;
+    let raw = file.raw();
+    let o = raw.sizes().offset as u64;
+    let entry = 16 + 2 * o;
+    let n = u64::from(table.num_indices);
+    let bytes = raw.read(table.table_address, 4 + n * entry + 4)?;
+    let mut c = Cursor::new(&bytes, table.table_address.0, raw.sizes()).in_structure("SOHM table");
+    c.expect_signature(b"SMTB")?;
+    for _ in 0..n {
+        let _version = c.read_u8()?;
+        let _index_type = c.read_u8()?;
+        let flags = c.read_u16()?;
+        let _min_size = c.read_u32()?;
+        let _list_max = c.read_u16()?;
+        let _btree_min = c.read_u16()?;
+        let _count = c.read_u16()?;
+        let _index = c.read_addr()?;
+        let heap = c.read_addr()?;
+        if kind.0 < 16 && flags & (1 << kind.0) != 0 {
+            return Ok(heap);
+        }
+    }
+    bail!(Format, "no shared message index holds {kind} messages")
+}

@@ -1,0 +1,199 @@
+//! Dereferencing references: old object references (an address), old region references (a
+//! global heap object holding the dataset's address and a selection), and the revised
+//! references (object, region and attribute, stored through the global heap).
+
+use h5_format::reference::{Reference as Revised, ReferenceTarget, RegionReferenceData};
+use h5_format::selection::Selection as FormatSelection;
+use h5_format::{Addr, Cursor};
+
+use crate::error::{bail, Error, ErrorKind, Result};
+use crate::file::File;
+use crate::group::{Location, Node};
+use crate::object::ObjectKind;
+use crate::selection::{Dataspace, SelectOp, Selection};
+
+/// What a reference points at.
+#[derive(Clone, Debug)]
+pub enum Target {
+    /// An object.
+    Object(Location),
+    /// A selection of a dataset.
+    Region {
+        /// The dataset.
+        dataset: Location,
+        /// The selection, in the dataset's dataspace.
+        selection: Selection,
+    },
+    /// An attribute of an object.
+    Attribute {
+        /// The object.
+        object: Location,
+        /// The attribute's name.
+        name: String,
+    },
+}
+
+fn loc(file: &File, addr: Addr) -> Result<Location> {
+    if addr.is_undef() || addr == Addr(0) {
+        bail!(NotFound, "null reference");
+    }
+    let obj = file.object(addr)?;
+    let _ = obj.kind() == ObjectKind::Unknown;
+    Ok(Location {
+        file: file.clone(),
+        addr,
+        path: format!("<object at {:#x}>", addr.0),
+    })
+}
+
+/// Dereference an old object reference (`H5R_OBJECT1`: the address, size of offsets bytes).
+pub fn object_reference(file: &File, bytes: &[u8]) -> Result<Location> {
+    let mut c = Cursor::new(bytes, 0, file.sizes());
+    let a = c.read_addr()?;
+    loc(file, a)
+}
+
+/// Dereference an old dataset region reference (`H5R_DATASET_REGION1`: a global heap ID).
+pub fn region_reference(file: &File, bytes: &[u8]) -> Result<Target> {
+    let mut c = Cursor::new(bytes, 0, file.sizes());
+    let addr = c.read_addr()?;
+    let index = c.read_u32()?;
+    if addr.is_undef() || addr == Addr(0) {
+        bail!(NotFound, "null region reference");
+    }
+    let data = file.global_heap_object(addr, index)?;
+    let r = RegionReferenceData::parse(&mut Cursor::new(&data, 0, file.sizes()))?;
+    let dataset = loc(file, r.object)?;
+    let space = match file.node_at(&dataset)? {
+        Node::Dataset(d) => d.dataspace().clone(),
+        _ => bail!(
+            WrongKind,
+            "a region reference to something else than a dataset"
+        ),
+    };
+    let selection = selection_from_format(&r.selection, &space)?;
+    Ok(Target::Region { dataset, selection })
+}
+
+/// Dereference a revised reference (`H5R_ref_t` as stored in a dataset or attribute: the
+/// type and flags, then for an object reference the token inline, for region and attribute
+/// references a length and the global heap ID of the encoded reference).
+pub fn revised_reference(file: &File, bytes: &[u8]) -> Result<Target> {
+    let sizes = file.sizes();
+    let mut c = Cursor::new(bytes, 0, sizes);
+    let ref_type = c.read_u8()?;
+    let flags = c.read_u8()?;
+    let r = if ref_type == h5_format::reference::TYPE_OBJECT
+        && flags & h5_format::reference::FLAG_EXTERNAL == 0
+    {
+        Revised::parse_block(&mut c, ref_type, flags)?
+    } else {
+        let _len = c.read_u32()?;
+        let id = h5_format::heap::global::GlobalHeapId::parse(&mut c)?;
+        if id.is_nil() {
+            bail!(NotFound, "null reference");
+        }
+        let data = file.global_heap_object(id.collection, id.index)?;
+        match Revised::parse_block(&mut Cursor::new(&data, 0, sizes), ref_type, flags) {
+            Ok(r) => r,
+            Err(_) => Revised::parse(&mut Cursor::new(&data, 0, sizes))?,
+        }
+    };
+    let addr = r
+        .token_address(file.sizes())
+        .ok_or_else(|| Error::new(ErrorKind::Format, "reference token"))?;
+    let object = loc(file, addr)?;
+    Ok(match r.target {
+        ReferenceTarget::Object => Target::Object(object),
+        ReferenceTarget::Attribute { name } => Target::Attribute {
+            object,
+            name: String::from_utf8_lossy(&name).into_owned(),
+        },
+        ReferenceTarget::Region { selection, .. } => {
+            let space = match file.node_at(&object)? {
+                Node::Dataset(d) => d.dataspace().clone(),
+                _ => bail!(
+                    WrongKind,
+                    "a region reference to something else than a dataset"
+                ),
+            };
+            Target::Region {
+                selection: selection_from_format(&selection, &space)?,
+                dataset: object,
+            }
+        }
+    })
+}
+
+impl File {
+    /// The object an old object reference (`hobj_ref_t`) points at.
+    pub fn deref_object(&self, r: h5_types::h5type::ObjectRef) -> Result<Node> {
+        let l = loc(self, Addr(r.addr()))?;
+        self.node_at(&l)
+    }
+
+    /// The dataset and selection an old region reference (`hdset_reg_ref_t`) points at.
+    pub fn deref_region(
+        &self,
+        r: &h5_types::h5type::RegionRef,
+    ) -> Result<(crate::dataset::Dataset, Selection)> {
+        match region_reference(self, r.as_bytes())? {
+            Target::Region { dataset, selection } => {
+                Ok((crate::dataset::Dataset::at(dataset)?, selection))
+            }
+            _ => bail!(Format, "a region reference to something else than a region"),
+        }
+    }
+
+    /// Open the object at a location, whatever it is.
+    pub fn node_at(&self, l: &Location) -> Result<Node> {
+        let obj = l.object()?;
+        Ok(match obj.kind() {
+            ObjectKind::Group => Node::Group(crate::group::Group::at(l.clone())?),
+            ObjectKind::Dataset => Node::Dataset(crate::dataset::Dataset::at(l.clone())?),
+            _ => bail!(WrongKind, "{}: not a group or dataset", l.path),
+        })
+    }
+}
+
+/// A selection as encoded in a file, on dataspace `space`.
+pub fn selection_from_format(s: &FormatSelection, space: &Dataspace) -> Result<Selection> {
+    let sel = match s {
+        FormatSelection::None => Selection::None,
+        FormatSelection::All => Selection::All,
+        FormatSelection::PointsV1 { points, .. } | FormatSelection::PointsV2 { points, .. } => {
+            Selection::points(space, points)?
+        }
+        FormatSelection::HyperslabV1 { blocks, .. }
+        | FormatSelection::HyperslabV3Blocks { blocks, .. } => {
+            let mut sel = Selection::None;
+            for b in blocks {
+                let count: Vec<u64> = b
+                    .start
+                    .iter()
+                    .zip(&b.end)
+                    .map(|(s, e)| e.saturating_sub(*s).saturating_add(1))
+                    .collect();
+                let ones = vec![1u64; count.len()];
+                sel.select_hyperslab(space, SelectOp::Or, &b.start, None, &ones, Some(&count))?;
+            }
+            sel
+        }
+        FormatSelection::HyperslabV2 { dims }
+        | FormatSelection::HyperslabV3Regular { dims, .. } => {
+            if dims
+                .iter()
+                .any(|d| d.count == u64::MAX || d.block == u64::MAX)
+            {
+                bail!(Unsupported, "unlimited hyperslab selections");
+            }
+            let start: Vec<u64> = dims.iter().map(|d| d.start).collect();
+            let stride: Vec<u64> = dims.iter().map(|d| d.stride.max(1)).collect();
+            let count: Vec<u64> = dims.iter().map(|d| d.count).collect();
+            let block: Vec<u64> = dims.iter().map(|d| d.block).collect();
+            Selection::hyperslab(space, &start, Some(&stride), &count, Some(&block))?
+        }
+    };
+    sel.validate(space)?;
+    Ok(sel)
+}
