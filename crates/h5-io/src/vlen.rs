@@ -10,7 +10,7 @@
 use h5_format::message::datatype::disk_size;
 use h5_format::{Addr, Cursor};
 use h5_types::convert::{ConversionOptions, Converter, VarLenHeap};
-use h5_types::h5type::{decode_slice, VarLenHeap as ValueHeap};
+use h5_types::h5type::decode_slice;
 use h5_types::{ArrayType, CompoundType, Datatype, H5Type, VarLenType};
 
 use crate::error::{bail, ensure, Error, ErrorKind, Result};
@@ -234,11 +234,8 @@ pub fn decode_as<T: H5Type>(file: &File, dt: &Datatype, raw: &[u8]) -> Result<Ve
         let mut opts = ConversionOptions::new().with_heap(&mut heap);
         conv.convert(&image, &mut out, n, &mut opts)?;
     }
-    let mut values = ValueHeap::new();
-    for h in 1..=heap.len() {
-        values.push(heap.get(h).unwrap_or(&[]).to_vec());
-    }
-    Ok(decode_slice::<T>(&out, &values)?)
+    // The converter and `H5Type` share one heap: the converted handles decode directly.
+    Ok(decode_slice::<T>(&out, &heap)?)
 }
 
 #[cfg(test)]
