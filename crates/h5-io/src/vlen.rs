@@ -220,7 +220,7 @@ pub fn decode_as<T: H5Type>(file: &File, dt: &Datatype, raw: &[u8]) -> Result<Ve
         let conv = Converter::new(dt, &target)?;
         let mut out = vec![0u8; n.saturating_mul(tsize)];
         conv.convert(raw, &mut out, n, &mut ConversionOptions::new())?;
-        return Ok(decode_slice::<T>(&out, &ValueHeap::new())?);
+        return Ok(decode_slice::<T>(&out, &VarLenHeap::new())?);
     }
     let (mdt, image, mut heap) = memory_image(file, dt, raw)?;
     let n = if mdt.size() == 0 {
