@@ -5,3 +5,4 @@ pub mod filter;
 pub mod raw;
 pub mod selection;
 pub mod source;
+pub mod write;
