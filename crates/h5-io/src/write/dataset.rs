@@ -319,7 +319,7 @@ impl FileWriter {
     }
 
     /// The type of a committed datatype.
-    pub(crate) fn committed_type(&self, id: ObjId) -> Result<&Datatype> {
+    pub fn committed_type(&self, id: ObjId) -> Result<&Datatype> {
         let o = self.object(id)?;
         match &o.body {
             Body::Datatype(t) => Ok(t),

@@ -551,9 +551,23 @@ impl FileWriter {
 
     /// Flush and close the file, reporting any error.
     pub fn close(mut self) -> Result<()> {
+        self.shutdown()
+    }
+
+    /// Flush and release the file, reporting any error; later flushes fail with
+    /// [`ErrorKind::Closed`] and dropping the writer does nothing more.
+    pub fn shutdown(&mut self) -> Result<()> {
+        if self.file.is_none() {
+            return Ok(());
+        }
         let r = self.flush();
         self.file = None;
         r
+    }
+
+    /// Whether the file is still open.
+    pub fn is_open(&self) -> bool {
+        self.file.is_some()
     }
 
     /// Add a hard link count to an object (one more name links to it).
