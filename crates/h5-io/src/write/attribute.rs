@@ -8,6 +8,7 @@ use h5_types::h5type::VarLenHeap;
 use h5_types::Datatype;
 
 use super::file::{FileFormat, FileWriter, ObjId};
+use super::value::{disk_type, file_size};
 use super::{bail, ensure, Result};
 use crate::selection::Dataspace;
 
@@ -92,11 +93,11 @@ impl FileWriter {
         ensure!(!name.is_empty(), InvalidArgument, "empty attribute name");
         let datatype = match committed {
             Some(c) => self.committed_type(c)?.clone(),
-            None => datatype.clone(),
+            None => disk_type(datatype)?,
         };
         let n = npoints(&space) as usize;
         let size = n
-            .checked_mul(datatype.size())
+            .checked_mul(file_size(&datatype))
             .filter(|&s| s <= 0xffff)
             .ok_or_else(|| {
                 super::Error::new(
@@ -105,7 +106,7 @@ impl FileWriter {
                         "attribute {name:?} of {n} elements of {} bytes exceeds the 64 KiB an \
                          object header message can hold (dense attribute storage is not \
                          written yet)",
-                        datatype.size()
+                        file_size(&datatype)
                     ),
                 )
             })?;

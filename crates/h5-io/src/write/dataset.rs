@@ -16,6 +16,7 @@ use h5_types::Datatype;
 use super::attribute::{dataspace_message, npoints};
 use super::file::{Body, FileFormat, FileWriter, ObjId, CHUNK_K};
 use super::group::{btree_levels, build_btree};
+use super::value::{disk_type, file_size};
 use super::{bail, ensure, Error, ErrorKind, Result};
 use crate::filter::{self, ChunkInfo, Filter};
 use crate::selection::{Dataspace, Selection};
@@ -136,7 +137,7 @@ const ALLOC_INCR: u8 = 3;
 
 impl Dataset {
     fn elem(&self) -> usize {
-        self.datatype.size()
+        file_size(&self.datatype)
     }
 
     /// The bytes a newly allocated element holds.
@@ -346,9 +347,9 @@ impl FileWriter {
     fn new_dataset(&mut self, spec: DatasetSpec) -> Result<Dataset> {
         let datatype = match spec.committed {
             Some(c) => self.committed_type(c)?.clone(),
-            None => spec.datatype,
+            None => disk_type(&spec.datatype)?,
         };
-        let elem = datatype.size();
+        let elem = file_size(&datatype);
         ensure!(elem > 0, InvalidArgument, "datatype of size 0");
         if let Some(f) = &spec.fill_value {
             ensure!(
@@ -626,7 +627,7 @@ impl FileWriter {
         if n == 0 {
             return Ok(());
         }
-        let es = file_type.size();
+        let es = file_size(&file_type);
         // Background: the current values (needed when the memory type lacks members).
         let mut fbuf = if matches!(file_type, Datatype::Compound(_)) {
             self.read_selection(ds, sel, &space)?

@@ -3,10 +3,11 @@
 
 use core::mem::size_of;
 
-use h5_format::Writer;
+use h5_format::message::datatype::disk_size;
+use h5_format::{Sizes, Writer};
 use h5_types::convert::{ConversionOptions, Converter};
 use h5_types::h5type::VarLenHeap;
-use h5_types::Datatype;
+use h5_types::{CompoundType, Datatype};
 
 use super::file::FileWriter;
 use super::{bail, ensure, Result};
@@ -40,6 +41,41 @@ fn slice_mut(b: &mut [u8], at: usize, len: usize) -> Result<&mut [u8]> {
     }
 }
 
+/// Bytes of one element of `dt` in the file.
+pub(crate) fn file_size(dt: &Datatype) -> usize {
+    disk_size(dt, Sizes::DEFAULT) as usize
+}
+
+/// The datatype as stored in a file: compound members after a variable-length string (8
+/// bytes in memory, 16 on disk) move up so none overlap, as the reference library's
+/// `H5T_set_loc` does.
+pub(crate) fn disk_type(dt: &Datatype) -> Result<Datatype> {
+    Ok(match dt {
+        Datatype::Compound(c) => {
+            let mut members: Vec<_> = c.members().iter().collect();
+            members.sort_by_key(|m| m.offset());
+            let mut shift = 0usize;
+            let mut placed = Vec::with_capacity(members.len());
+            for m in members {
+                let t = disk_type(m.datatype())?;
+                let grow = file_size(&t).saturating_sub(m.datatype().size());
+                placed.push((m.name().to_owned(), m.offset() + shift, t));
+                shift += grow;
+            }
+            let mut out = CompoundType::new(c.size() + shift)?;
+            for (name, offset, t) in placed {
+                out.insert(&name, offset, t)?;
+            }
+            out.into()
+        }
+        Datatype::Array(a) if a.base().has_variable_length() => {
+            h5_types::ArrayType::new(disk_type(a.base())?, a.dims())?.into()
+        }
+        Datatype::VarLen(v) => h5_types::VarLenType::new(disk_type(v.base())?).into(),
+        other => other.clone(),
+    })
+}
+
 impl FileWriter {
     /// Convert `n` elements of the memory type `mem` (image `src`, variable-length payloads
     /// in `heap`) to the file type `file` into `dst`. `dst` holds the background: compound
@@ -54,7 +90,7 @@ impl FileWriter {
         dst: &mut [u8],
         n: usize,
     ) -> Result<()> {
-        let (ms, fs) = (mem.size(), file.size());
+        let (ms, fs) = (mem.size(), file_size(file));
         ensure!(
             src.len() >= n * ms && dst.len() >= n * fs,
             BufferSize,
@@ -91,20 +127,20 @@ impl FileWriter {
     ) -> Result<()> {
         match (mem, file) {
             (Datatype::String(m), Datatype::String(f)) if m.is_variable() && f.is_variable() => {
+                // Handle 0 is a null pointer: the nil value. Any other string, the empty
+                // one included, is a heap object (as the reference library writes it).
                 let handle = read_usize(src, 0)?;
-                let bytes = if handle == 0 {
-                    Vec::new()
-                } else {
-                    heap.get(handle)?.to_vec()
-                };
-                let len = bytes.len();
-                self.put_vlen(dst, len, bytes)
+                if handle == 0 {
+                    return self.put_vlen(dst, 0, None);
+                }
+                let bytes = heap.get(handle)?.to_vec();
+                self.put_vlen(dst, bytes.len(), Some(bytes))
             }
             (Datatype::VarLen(m), Datatype::VarLen(f)) => {
                 let count = read_usize(src, 0)?;
                 let handle = read_usize(src, size_of::<usize>())?;
-                if count == 0 {
-                    return self.put_vlen(dst, 0, Vec::new());
+                if handle == 0 {
+                    return self.put_vlen(dst, 0, None);
                 }
                 let payload = heap.get(handle)?;
                 let need = count.checked_mul(m.base().size());
@@ -115,9 +151,9 @@ impl FileWriter {
                     payload.len()
                 );
                 let payload = payload.to_vec();
-                let mut out = vec![0u8; count * f.base().size()];
+                let mut out = vec![0u8; count * file_size(f.base())];
                 self.convert_to_file(m.base(), f.base(), &payload, heap, &mut out, count)?;
-                self.put_vlen(dst, count, out)
+                self.put_vlen(dst, count, Some(out))
             }
             (Datatype::Compound(m), Datatype::Compound(f)) => {
                 for fm in f.members() {
@@ -125,7 +161,7 @@ impl FileWriter {
                         continue;
                     };
                     let s = slice(src, mm.offset(), mm.datatype().size())?;
-                    let d = slice_mut(dst, fm.offset(), fm.datatype().size())?;
+                    let d = slice_mut(dst, fm.offset(), file_size(fm.datatype()))?;
                     self.element_to_file(mm.datatype(), fm.datatype(), s, heap, d)?;
                 }
                 Ok(())
@@ -150,9 +186,10 @@ impl FileWriter {
         }
     }
 
-    /// Store a variable-length value (`count` elements or bytes, `bytes` of file data) and
-    /// write its file form (length, heap collection address, object index) into `dst`.
-    fn put_vlen(&mut self, dst: &mut [u8], count: usize, bytes: Vec<u8>) -> Result<()> {
+    /// Store a variable-length value (`count` elements or bytes, `bytes` of file data; `None`
+    /// for the nil value) and write its file form (length, heap collection address, object
+    /// index) into `dst`.
+    fn put_vlen(&mut self, dst: &mut [u8], count: usize, bytes: Option<Vec<u8>>) -> Result<()> {
         let mut w = Writer::new(self.sizes);
         let count = u32::try_from(count).map_err(|_| {
             super::Error::new(
@@ -161,11 +198,9 @@ impl FileWriter {
             )
         })?;
         w.put_u32(count);
-        if count == 0 {
-            w.put_zeros(self.sizes.offset as usize + 4);
-        } else {
-            let id = self.gheap_insert(bytes)?;
-            id.encode(&mut w);
+        match bytes {
+            None => w.put_zeros(self.sizes.offset as usize + 4),
+            Some(b) => self.gheap_insert(b)?.encode(&mut w),
         }
         let out = w.as_slice();
         let d = slice_mut(dst, 0, out.len())?;
