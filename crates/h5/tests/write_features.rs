@@ -106,7 +106,7 @@ fn filters_deflate_shuffle_fletcher32_nbit_scaleoffset_lzf() {
                 &out,
                 &[
                     "FILTERS {\nPREPROCESSING SHUFFLE\nCOMPRESSION DEFLATE { LEVEL 6 }\nCHECKSUM FLETCHER32\n}",
-                    "(990): 30, 37, 44, 51, 58, 65, 72, 79, 86, 93",
+                    "(989): -77, -70, -63, -56, -49, -42, -35, -28, -21, -14, -7",
                 ],
             );
         }
