@@ -18,6 +18,7 @@
 //! The API works with object ids ([`ObjId`]); the `h5` crate wraps them in handles.
 
 mod attribute;
+mod btree2;
 mod dataset;
 mod file;
 mod group;

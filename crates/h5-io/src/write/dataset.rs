@@ -4,22 +4,27 @@
 use std::collections::BTreeMap;
 
 use h5_format::btree::v1::{self as btree, ChunkKey, Keys, NodeType};
+use h5_format::btree::v2::Record;
+use h5_format::chunk_index::btree_v2::{self as bt2_chunk, ChunkRecord};
+use h5_format::chunk_index::fixed_array::{FixedArrayDataBlock, FixedArrayHeader};
+use h5_format::chunk_index::{self as ci, BlockElements, ChunkElement};
 use h5_format::message::datatype::DatatypeMessage;
 use h5_format::message::fill_value::FillValue as FillMsg;
 use h5_format::message::filter_pipeline::{self as fp, FilterPipeline};
-use h5_format::message::layout::{Layout, LayoutClass};
+use h5_format::message::layout::{ChunkIndex, Layout, LayoutClass};
 use h5_format::message::{Message, MessageFlags};
-use h5_format::Addr;
+use h5_format::{Addr, Writer};
 use h5_types::h5type::VarLenHeap;
 use h5_types::Datatype;
 
 use super::attribute::{dataspace_message, npoints};
+use super::btree2::Btree2Params;
 use super::file::{Body, FileFormat, FileWriter, ObjId, CHUNK_K};
 use super::group::{btree_levels, build_btree};
 use super::value::{disk_type, file_size};
 use super::{bail, ensure, Error, ErrorKind, Result};
 use crate::filter::{self, ChunkInfo, Filter};
-use crate::selection::{Dataspace, Selection};
+use crate::selection::{Dataspace, Selection, UNLIMITED};
 
 /// How a dataset's raw data is stored.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -105,11 +110,25 @@ struct ChunkLoc {
     mask: u32,
 }
 
+/// Which chunk index a chunked dataset uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum IndexKind {
+    /// Version 1 B-tree (layout version 3; the compatible format).
+    BTreeV1,
+    /// One chunk, its address in the layout message.
+    Single,
+    /// Fixed array (no unlimited dimension).
+    FixedArray,
+    /// Version 2 B-tree (unlimited dimensions).
+    BTreeV2,
+}
+
 #[derive(Debug)]
 enum Storage {
     Compact(Vec<u8>),
     Contiguous(Option<u64>),
     Chunked {
+        index: IndexKind,
         dims: Vec<u64>,
         chunks: BTreeMap<Vec<u64>, ChunkLoc>,
         root: Option<u64>,
@@ -130,6 +149,11 @@ pub(crate) struct Dataset {
     alloc_time: u8,
     fill_time: FillTime,
 }
+
+/// Page bits of fixed array indexes (the reference library's default).
+const FA_PAGE_BITS: u8 = 10;
+/// Node size of version 2 B-tree chunk indexes (the reference library's default).
+const BT2_NODE_SIZE: u32 = 512;
 
 const ALLOC_EARLY: u8 = 1;
 const ALLOC_LATE: u8 = 2;
@@ -228,26 +252,55 @@ impl Dataset {
                 size: Some(npoints(&self.space) * self.elem() as u64),
                 dims: Vec::new(),
             },
-            Storage::Chunked { dims, root, .. } => {
+            Storage::Chunked {
+                dims,
+                root,
+                index,
+                chunks,
+                ..
+            } => {
                 let mut d = dims.clone();
                 d.push(self.elem() as u64);
+                let filtered = !self.filters.is_empty();
+                let index = match index {
+                    IndexKind::BTreeV1 => None,
+                    IndexKind::Single => Some(ChunkIndex::SingleChunk {
+                        filtered: filtered
+                            .then(|| chunks.values().next().map_or((0, 0), |l| (l.size, l.mask))),
+                    }),
+                    IndexKind::FixedArray => Some(ChunkIndex::FixedArray {
+                        page_bits: FA_PAGE_BITS,
+                    }),
+                    IndexKind::BTreeV2 => Some(ChunkIndex::BTreeV2 {
+                        node_size: BT2_NODE_SIZE,
+                        split_percent: 100,
+                        merge_percent: 40,
+                    }),
+                };
                 LayoutClass::Chunked {
                     flags: 0,
                     dims: d,
-                    index: None,
+                    index,
                     address: root.map_or(Addr::UNDEF, Addr),
-                    dim_size_bytes: 4,
+                    dim_size_bytes: 1,
                 }
             }
         };
-        out.push((Message::Layout(Layout { version: 3, class }), 0));
+        let version = match &class {
+            LayoutClass::Chunked { index: Some(_), .. } => 4,
+            _ => 3,
+        };
+        out.push((Message::Layout(Layout { version, class }), 0));
         Ok(out)
     }
 
     /// Rebuild the chunk index when chunks changed.
     pub(crate) fn prepare(&mut self, w: &mut FileWriter) -> Result<()> {
         let elem = self.elem() as u64;
+        let filters = !self.filters.is_empty();
+        let space_dims = self.dims();
         let Storage::Chunked {
+            index,
             dims,
             chunks,
             root,
@@ -264,6 +317,53 @@ impl Dataset {
         if chunks.is_empty() {
             *root = None;
             return Ok(());
+        }
+        let chunk_bytes = elem * dims.iter().product::<u64>();
+        match *index {
+            IndexKind::BTreeV1 => {}
+            IndexKind::Single => {
+                *root = chunks.values().next().map(|l| l.addr);
+                return Ok(());
+            }
+            IndexKind::FixedArray => {
+                *root = Some(write_fixed_array(
+                    w,
+                    &space_dims,
+                    dims,
+                    chunks,
+                    filters,
+                    chunk_bytes,
+                    block,
+                )?);
+                return Ok(());
+            }
+            IndexKind::BTreeV2 => {
+                let rank = dims.len();
+                let records: Vec<Record> = chunks
+                    .iter()
+                    .map(|(c, l)| {
+                        ChunkRecord {
+                            address: Addr(l.addr),
+                            filtered: filters.then_some((l.size, l.mask)),
+                            scaled: c.clone(),
+                        }
+                        .to_record(chunk_bytes)
+                    })
+                    .collect();
+                let params = Btree2Params {
+                    record_type: if filters {
+                        bt2_chunk::RECORD_FILTERED_CHUNK
+                    } else {
+                        bt2_chunk::RECORD_CHUNK
+                    },
+                    node_size: BT2_NODE_SIZE,
+                    record_size: bt2_chunk::record_size(w.sizes, rank, filters, chunk_bytes) as u16,
+                    split_percent: 100,
+                    merge_percent: 40,
+                };
+                *root = Some(w.write_btree2(&params, &records)?);
+                return Ok(());
+            }
         }
         let rank = dims.len();
         let node_size = btree::node_size(w.sizes, NodeType::Chunk, rank, CHUNK_K) as u64;
@@ -412,8 +512,24 @@ impl FileWriter {
                     LimitExceeded,
                     "chunks of {cd:?} elements of {elem} bytes exceed 4 GiB"
                 );
+                let index = if self.format == FileFormat::Compatible {
+                    IndexKind::BTreeV1
+                } else {
+                    match &spec.space {
+                        Dataspace::Simple { maxdims, .. } if maxdims.contains(&UNLIMITED) => {
+                            IndexKind::BTreeV2
+                        }
+                        Dataspace::Simple { dims, .. }
+                            if dims.iter().zip(cd).all(|(&d, &c)| d <= c) =>
+                        {
+                            IndexKind::Single
+                        }
+                        _ => IndexKind::FixedArray,
+                    }
+                };
                 (
                     Storage::Chunked {
+                        index,
                         dims: cd.clone(),
                         chunks: BTreeMap::new(),
                         root: None,
@@ -897,4 +1013,95 @@ impl FileWriter {
         self.object_mut(ds)?.body = Body::Dataset(d);
         r.map_err(|e| e.at_path(&path))
     }
+}
+
+/// Write a fixed array chunk index (header and data block, paged when large) for a dataset of
+/// `dims` with chunks of `cdims`; returns the header's address. Reuses `block` when it fits.
+fn write_fixed_array(
+    w: &mut FileWriter,
+    dims: &[u64],
+    cdims: &[u64],
+    chunks: &BTreeMap<Vec<u64>, ChunkLoc>,
+    filtered: bool,
+    chunk_bytes: u64,
+    block: &mut (u64, u64),
+) -> Result<u64> {
+    let grid: Vec<u64> = dims
+        .iter()
+        .zip(cdims)
+        .map(|(&d, &c)| d.div_ceil(c))
+        .collect();
+    let n: u64 = grid.iter().product();
+    let mut elements = Vec::with_capacity(n as usize);
+    let mut coords = vec![0u64; grid.len()];
+    for _ in 0..n {
+        let e = match chunks.get(&coords) {
+            Some(l) if filtered => ChunkElement::Filtered {
+                address: Addr(l.addr),
+                chunk_size: l.size,
+                filter_mask: l.mask,
+            },
+            Some(l) => ChunkElement::Chunk(Addr(l.addr)),
+            None if filtered => ChunkElement::Filtered {
+                address: Addr::UNDEF,
+                chunk_size: 0,
+                filter_mask: 0,
+            },
+            None => ChunkElement::Chunk(Addr::UNDEF),
+        };
+        elements.push(e);
+        for k in (0..grid.len()).rev() {
+            coords[k] += 1;
+            if coords[k] < grid[k] {
+                break;
+            }
+            coords[k] = 0;
+        }
+    }
+    let mut h = FixedArrayHeader {
+        client: if filtered {
+            ci::CLIENT_FILTERED_CHUNK
+        } else {
+            ci::CLIENT_CHUNK
+        },
+        element_size: ci::element_size(w.sizes, filtered, chunk_bytes),
+        page_bits: FA_PAGE_BITS,
+        nelements: n,
+        data_block: Addr::UNDEF,
+    };
+    let per_page = 1usize << FA_PAGE_BITS;
+    let block_elements = if h.npages() > 0 {
+        BlockElements::Paged(
+            elements
+                .chunks(per_page)
+                .map(|p| Some(p.to_vec()))
+                .collect(),
+        )
+    } else {
+        BlockElements::Inline(elements)
+    };
+    let hsize = FixedArrayHeader::encoded_size(w.sizes) as u64;
+    let mut probe = Writer::new(w.sizes);
+    FixedArrayDataBlock {
+        client: h.client,
+        header: Addr(0),
+        elements: block_elements.clone(),
+    }
+    .encode(&mut probe, &h);
+    let total = hsize + probe.len() as u64;
+    if total > block.1 {
+        *block = (w.alloc(total), total);
+    }
+    let at = block.0;
+    h.data_block = Addr(at + hsize);
+    let mut out = Writer::new(w.sizes);
+    h.encode(&mut out);
+    FixedArrayDataBlock {
+        client: h.client,
+        header: Addr(at),
+        elements: block_elements,
+    }
+    .encode(&mut out, &h);
+    w.put(at, out.as_slice())?;
+    Ok(at)
 }
