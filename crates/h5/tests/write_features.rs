@@ -398,3 +398,66 @@ fn scalar_null_and_compact_datasets_and_alloc_times() {
         }
     }
 }
+
+#[test]
+fn chunk_indexes_single_paged_fixed_array_and_deep_btree2() {
+    for format in FORMATS {
+        let p = tmp("indexes", format);
+        let f = WritableFile::create_with(&p, format).unwrap();
+        // One chunk covering the dataset (single-chunk index in the latest format), filtered.
+        let single: Vec<i64> = (0..20).map(|i| i * i).collect();
+        f.new_dataset::<i64>()
+            .shape(&[5, 4])
+            .chunk(&[5, 4])
+            .deflate(4)
+            .create("single")
+            .unwrap()
+            .write(&single)
+            .unwrap();
+        // 1500 chunks: a paged fixed array.
+        let many: Vec<u16> = (0..3000u16).collect();
+        f.new_dataset::<u16>()
+            .shape(&[3000])
+            .chunk(&[2])
+            .create("paged")
+            .unwrap()
+            .write(&many)
+            .unwrap();
+        // 2000 appended one-element chunks: a version 2 B-tree of depth 2.
+        let d = f
+            .new_dataset::<i32>()
+            .shape(&[0])
+            .max_shape(&[None])
+            .chunk(&[1])
+            .create("appended")
+            .unwrap();
+        for i in 0..2000 {
+            d.append(&[i * 3]).unwrap();
+        }
+        // Two unlimited dimensions.
+        let d2 = f
+            .new_dataset::<u8>()
+            .shape(&[3, 3])
+            .max_shape(&[None, None])
+            .chunk(&[2, 2])
+            .create("two_unlimited")
+            .unwrap();
+        d2.write(&[1u8, 2, 3, 4, 5, 6, 7, 8, 9]).unwrap();
+        d2.resize(&[4, 4]).unwrap();
+        f.close().unwrap();
+        let script = "print(f['single'][()].sum(), f['single'][4].tolist())\n\
+                      print(f['paged'][()].tolist() == list(range(3000)))\n\
+                      a = f['appended'][()].tolist()\nprint(len(a), a == [3 * i for i in range(2000)])\n\
+                      print(f['two_unlimited'][()].tolist())";
+        if let Some(out) = py(&p, script) {
+            assert_eq!(
+                out.trim(),
+                "2470 [256, 289, 324, 361]\nTrue\n2000 True\n\
+                 [[1, 2, 3, 0], [4, 5, 6, 0], [7, 8, 9, 0], [0, 0, 0, 0]]"
+            );
+        }
+        if let Some(out) = dump(&p, &["-d", "appended", "-s", "1995", "-c", "5"]) {
+            assert_contains(&out, &["(1995): 5985, 5988, 5991, 5994, 5997"]);
+        }
+    }
+}
