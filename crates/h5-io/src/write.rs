@@ -182,7 +182,7 @@ macro_rules! bail {
 macro_rules! ensure {
     ($cond:expr, $kind:ident, $($arg:tt)*) => {
         if !$cond {
-            bail!($kind, $($arg)*);
+            $crate::write::bail!($kind, $($arg)*);
         }
     };
 }

@@ -461,3 +461,46 @@ fn chunk_indexes_single_paged_fixed_array_and_deep_btree2() {
         }
     }
 }
+
+#[test]
+fn many_attributes_dense_or_in_continuation_chunks() {
+    for format in FORMATS {
+        let p = tmp("attrs", format);
+        let f = WritableFile::create_with(&p, format).unwrap();
+        let d = f.new_dataset::<u8>().shape(&[1]).create("d").unwrap();
+        let g = f.create_group("g").unwrap();
+        for i in 0..30u32 {
+            d.new_attr::<u32>()
+                .shape(&[3])
+                .create(&format!("attr{i:02}"))
+                .unwrap()
+                .write(&[i, i + 1, i + 2])
+                .unwrap();
+            g.new_attr::<f32>()
+                .create(&format!("x{i}"))
+                .unwrap()
+                .write(&[i as f32 / 2.0])
+                .unwrap();
+        }
+        // A bigger one (4000 bytes).
+        d.new_attr::<u64>()
+            .shape(&[500])
+            .create("big")
+            .unwrap()
+            .write(&(0..500u64).collect::<Vec<_>>())
+            .unwrap();
+        f.close().unwrap();
+        let script = "a = f['d'].attrs\nprint(len(a), sorted(a)[:2], a['attr17'].tolist(), int(a['big'].sum()))\n\
+                      b = f['g'].attrs\nprint(len(b), b['x29'], sorted(b.keys(), key=lambda k: int(k[1:]))[-1])";
+        if let Some(out) = py(&p, script) {
+            assert_eq!(
+                out.trim(),
+                "31 ['attr00', 'attr01'] [17, 18, 19] 124750\n30 14.5 x29"
+            );
+        }
+        if let Some(out) = dump(&p, &["-a", "/d/attr29"]) {
+            assert_contains(&out, &["(0): 29, 30, 31"]);
+        }
+        assert!(dump(&p, &[]).is_some_and(|o| o.contains("ATTRIBUTE \"x7\"")));
+    }
+}

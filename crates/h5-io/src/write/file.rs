@@ -71,6 +71,9 @@ pub(crate) struct Object {
     pub(crate) attrs: Vec<Attr>,
     /// The first path the object was created at (for error messages).
     pub(crate) path: String,
+    /// Dense attribute storage (latest format, more than [`MAX_COMPACT_ATTRS`] attributes):
+    /// fractal heap and name index addresses, rebuilt at each flush.
+    pub(crate) dense_attrs: Option<(u64, u64)>,
     pub(crate) body: Body,
 }
 
@@ -99,6 +102,10 @@ pub struct FileWriter {
     pub(crate) gheap: GlobalHeap,
     superblock_len: u64,
 }
+
+/// Most attributes kept in a version 2 header (the reference library's default "max
+/// compact"); more go to dense storage.
+pub(crate) const MAX_COMPACT_ATTRS: usize = 8;
 
 /// Group Leaf Node K (the reference library's default).
 pub(crate) const GROUP_LEAF_K: u16 = 4;
@@ -239,6 +246,7 @@ impl FileWriter {
             refcount: 1,
             attrs: Vec::new(),
             path,
+            dense_attrs: None,
             body,
         });
         let msgs = match self.header_messages(id) {
@@ -309,8 +317,23 @@ impl FileWriter {
                 0,
             ));
         }
-        for a in &o.attrs {
-            msgs.push((Message::Attribute(a.message(self)?), 0));
+        match o.dense_attrs {
+            Some((heap, names)) if !v1 && o.attrs.len() > MAX_COMPACT_ATTRS => {
+                msgs.push((
+                    Message::AttributeInfo(h5_format::message::attribute_info::AttributeInfo {
+                        max_creation_index: None,
+                        fractal_heap_address: Addr(heap),
+                        name_btree_address: Addr(names),
+                        creation_order_btree_address: None,
+                    }),
+                    0,
+                ));
+            }
+            _ => {
+                for a in &o.attrs {
+                    msgs.push((Message::Attribute(a.message(self)?), 0));
+                }
+            }
         }
         let mut out = Vec::with_capacity(msgs.len());
         for (m, flags) in &msgs {
@@ -453,7 +476,9 @@ impl FileWriter {
         ensure!(self.file.is_some(), Closed, "the file was closed");
         for i in 0..self.objects.len() {
             let id = ObjId(i);
-            let r = self.prepare_object(id);
+            let r = self
+                .prepare_object(id)
+                .and_then(|()| self.prepare_attributes(id));
             let path = self.objects[i].path.clone();
             r.map_err(|e| e.at_path(&path))?;
         }
@@ -492,6 +517,54 @@ impl FileWriter {
         };
         self.object_mut(id)?.body = body;
         r
+    }
+
+    /// Write dense attribute storage when a version 2 header has too many attributes: the
+    /// attribute messages in a fractal heap, indexed by a version 2 B-tree of name hashes
+    /// (record type 8).
+    fn prepare_attributes(&mut self, id: ObjId) -> Result<()> {
+        let o = self.object(id)?;
+        if self.v1() || o.attrs.len() <= MAX_COMPACT_ATTRS {
+            self.object_mut(id)?.dense_attrs = None;
+            return Ok(());
+        }
+        let mut objects = Vec::with_capacity(o.attrs.len());
+        let mut names = Vec::with_capacity(o.attrs.len());
+        for a in &o.attrs {
+            objects.push(Message::Attribute(a.message(self)?).to_bytes(self.sizes));
+            names.push(a.name.clone());
+        }
+        let (heap, ids) = self.write_fractal_heap(&objects, 8)?;
+        let mut records = Vec::with_capacity(ids.len());
+        for (i, (name, id)) in names.iter().zip(&ids).enumerate() {
+            let hash = h5_format::checksum::lookup3(name.as_bytes(), 0);
+            let mut heap_id = [0u8; 8];
+            heap_id.copy_from_slice(&id[..8]);
+            records.push((
+                hash,
+                name,
+                h5_format::btree::v2::Record::AttributeName {
+                    heap_id,
+                    message_flags: 0,
+                    creation_order: i as u32,
+                    hash,
+                },
+            ));
+        }
+        records.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+        let recs: Vec<_> = records.into_iter().map(|r| r.2).collect();
+        let btree = self.write_btree2(
+            &super::btree2::Btree2Params {
+                record_type: 8,
+                node_size: 512,
+                record_size: 17,
+                split_percent: 100,
+                merge_percent: 40,
+            },
+            &recs,
+        )?;
+        self.object_mut(id)?.dense_attrs = Some((heap, btree));
+        Ok(())
     }
 
     fn write_superblock(&mut self) -> Result<()> {

@@ -4,6 +4,8 @@
 use std::collections::BTreeMap;
 
 use h5_format::btree::v1::{self as btree, Keys, Node, NodeType};
+use h5_format::btree::v2::Record;
+use h5_format::checksum::lookup3;
 use h5_format::heap::local::{LocalHeap, FREE_NULL};
 use h5_format::message::group_info::GroupInfo;
 use h5_format::message::link::{Link, LinkTarget};
@@ -13,6 +15,8 @@ use h5_format::message::Message;
 use h5_format::symbol_table::{CachedInfo, SymbolTableEntry, SymbolTableNode};
 use h5_format::symbol_table_entry::ScratchPad;
 use h5_format::{Addr, Writer};
+
+use super::btree2::Btree2Params;
 
 use super::file::{align8, Body, FileFormat, FileWriter, ObjId, GROUP_INTERNAL_K, GROUP_LEAF_K};
 use super::{bail, ensure, Error, ErrorKind, Result};
@@ -47,7 +51,14 @@ pub(crate) struct Group {
     block: (u64, u64),
     dirty: bool,
     format: FileFormat,
+    /// Dense link storage (more than [`MAX_COMPACT_LINKS`] links in a link-message group):
+    /// fractal heap and name index addresses, rebuilt at each flush.
+    dense: Option<(u64, u64)>,
 }
+
+/// Most links kept as link messages in the header (the reference library's default "max
+/// compact"); more go to dense storage.
+pub(crate) const MAX_COMPACT_LINKS: usize = 8;
 
 impl Group {
     /// A new empty group of the writer's format (its local heap header is reserved now, so
@@ -66,6 +77,7 @@ impl Group {
             block: (0, 0),
             dirty: true,
             format: w.format,
+            dense: None,
         }
     }
 
@@ -115,17 +127,16 @@ impl Group {
                 0,
             )]);
         }
-        ensure!(
-            self.links.len() <= 64 || w.format == FileFormat::Compatible,
-            Unsupported,
-            "dense link storage (more than 64 links in a group) is not written yet"
-        );
+        let (heap, names) = match self.dense {
+            Some((h, b)) if self.links.len() > MAX_COMPACT_LINKS => (Addr(h), Addr(b)),
+            _ => (Addr::UNDEF, Addr::UNDEF),
+        };
         let mut out = vec![
             (
                 Message::LinkInfo(LinkInfo {
                     max_creation_index: None,
-                    fractal_heap_address: Addr::UNDEF,
-                    name_btree_address: Addr::UNDEF,
+                    fractal_heap_address: heap,
+                    name_btree_address: names,
                     creation_order_btree_address: None,
                 }),
                 0,
@@ -138,6 +149,16 @@ impl Group {
                 0,
             ),
         ];
+        if !heap.is_undef() {
+            return Ok(out);
+        }
+        out.extend(self.link_messages(w)?.into_iter().map(|m| (m, 0)));
+        Ok(out)
+    }
+
+    /// The links as link messages, in name order.
+    fn link_messages(&self, w: &FileWriter) -> Result<Vec<Message>> {
+        let mut out = Vec::with_capacity(self.links.len());
         for (name, l) in &self.links {
             let target = match l {
                 LinkSpec::Hard(id) => LinkTarget::Hard(Addr(w.address(*id)?)),
@@ -149,23 +170,53 @@ impl Group {
                 },
             };
             let charset = (!name.is_ascii()).then_some(1);
-            out.push((
-                Message::Link(Link {
-                    creation_order: None,
-                    charset,
-                    name: name.as_bytes().to_vec(),
-                    target,
-                }),
-                0,
-            ));
+            out.push(Message::Link(Link {
+                creation_order: None,
+                charset,
+                name: name.as_bytes().to_vec(),
+                target,
+            }));
         }
         Ok(out)
+    }
+
+    /// Write dense link storage: the link messages in a fractal heap, indexed by a version 2
+    /// B-tree of name hashes (record type 5).
+    fn prepare_dense(&mut self, w: &mut FileWriter) -> Result<()> {
+        if self.links.len() <= MAX_COMPACT_LINKS {
+            self.dense = None;
+            return Ok(());
+        }
+        let msgs = self.link_messages(w)?;
+        let objects: Vec<Vec<u8>> = msgs.iter().map(|m| m.to_bytes(w.sizes)).collect();
+        let (heap, ids) = w.write_fractal_heap(&objects, 7)?;
+        let mut records: Vec<(u32, &str, Record)> = Vec::with_capacity(ids.len());
+        for (name, id) in self.links.keys().zip(&ids) {
+            let hash = lookup3(name.as_bytes(), 0);
+            let mut heap_id = [0u8; 7];
+            heap_id.copy_from_slice(&id[..7]);
+            records.push((hash, name, Record::LinkName { hash, heap_id }));
+        }
+        records.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+        let recs: Vec<Record> = records.into_iter().map(|r| r.2).collect();
+        let btree = w.write_btree2(
+            &Btree2Params {
+                record_type: 5,
+                node_size: 512,
+                record_size: 11,
+                split_percent: 100,
+                merge_percent: 40,
+            },
+            &recs,
+        )?;
+        self.dense = Some((heap, btree));
+        Ok(())
     }
 
     /// Rebuild the symbol table (local heap, symbol table nodes, B-tree) when links changed.
     pub(crate) fn prepare(&mut self, w: &mut FileWriter) -> Result<()> {
         if !self.is_symbol_table() {
-            return Ok(());
+            return self.prepare_dense(w);
         }
         // Cached group info of children may change when they are rebuilt: always refresh
         // the entries, but reuse space when the structure has the same size.

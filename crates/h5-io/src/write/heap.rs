@@ -7,7 +7,7 @@ use h5_format::heap::global::{
 use h5_format::{Addr, Writer};
 
 use super::file::{align8, FileWriter};
-use super::Result;
+use super::{ensure, Result};
 
 /// The collections written so far; objects are appended to the last one while it has room.
 #[derive(Debug, Default)]
@@ -57,5 +57,111 @@ impl FileWriter {
             collection: Addr(at),
             index: u32::from(index),
         })
+    }
+}
+
+/// Largest managed object of the fractal heaps written here (heap IDs keep 2 length bytes).
+const FHEAP_MAX_MANAGED: u32 = 65536 - 64;
+/// Largest direct block.
+const FHEAP_MAX_DIRECT: u64 = 65536;
+
+impl FileWriter {
+    /// Write a fractal heap holding `objects` as managed objects in one root direct block
+    /// (checksummed) and return the header's address and each object's heap ID (`id_len`
+    /// bytes: version/type byte, 4-byte offset, 2-byte length, zero padding).
+    pub(crate) fn write_fractal_heap(
+        &mut self,
+        objects: &[Vec<u8>],
+        id_len: u16,
+    ) -> Result<(u64, Vec<Vec<u8>>)> {
+        use h5_format::heap::fractal::{
+            DirectBlock, FractalHeapHeader, FLAG_CHECKSUM_DIRECT_BLOCKS,
+        };
+        let sizes = self.sizes;
+        let mut h = FractalHeapHeader {
+            heap_id_length: id_len,
+            flags: FLAG_CHECKSUM_DIRECT_BLOCKS,
+            max_managed_object_size: FHEAP_MAX_MANAGED,
+            next_huge_id: 0,
+            huge_btree: Addr::UNDEF,
+            managed_free_space: 0,
+            free_space_manager: Addr::UNDEF,
+            managed_space: 0,
+            allocated_managed_space: 0,
+            direct_block_iterator_offset: 0,
+            managed_objects: objects.len() as u64,
+            huge_objects_size: 0,
+            huge_objects: 0,
+            tiny_objects_size: 0,
+            tiny_objects: 0,
+            table_width: 4,
+            starting_block_size: 512,
+            max_direct_block_size: FHEAP_MAX_DIRECT,
+            max_heap_size: 32,
+            starting_root_rows: 1,
+            root_block: Addr::UNDEF,
+            current_root_rows: 0,
+            filters: None,
+        };
+        let dt = h.doubling_table()?;
+        let overhead = dt.direct_block_overhead(sizes, true) as u64;
+        let total: u64 = objects.iter().map(|o| o.len() as u64).sum();
+        for o in objects {
+            ensure!(
+                o.len() as u64 <= u64::from(FHEAP_MAX_MANAGED),
+                Unsupported,
+                "an object of {} bytes needs huge-object storage, not written yet",
+                o.len()
+            );
+        }
+        let block = (overhead + total).next_power_of_two().max(512);
+        ensure!(
+            block <= FHEAP_MAX_DIRECT,
+            Unsupported,
+            "{total} bytes of dense storage need indirect fractal heap blocks, not written yet"
+        );
+        h.starting_block_size = block;
+        let dt = h.doubling_table()?;
+        let mut data = Vec::with_capacity((block - overhead) as usize);
+        let mut ids = Vec::with_capacity(objects.len());
+        for o in objects {
+            let off = overhead + data.len() as u64;
+            let mut id = vec![0u8; id_len as usize];
+            let mut w = Writer::new(sizes);
+            w.put_u8(0);
+            w.put_uint(off, dt.heap_off_size);
+            w.put_uint(o.len() as u64, dt.heap_len_size);
+            let b = w.as_slice();
+            ensure!(b.len() <= id.len(), Format, "heap ID of {} bytes", b.len());
+            id[..b.len()].copy_from_slice(b);
+            ids.push(id);
+            data.extend_from_slice(o);
+        }
+        data.resize((block - overhead) as usize, 0);
+        let hsize = {
+            let mut w = Writer::new(sizes);
+            h.encode(&mut w);
+            w.len() as u64
+        };
+        let haddr = self.alloc(hsize);
+        let baddr = self.alloc(block);
+        h.root_block = Addr(baddr);
+        h.managed_free_space = block - overhead - total;
+        h.managed_space = block;
+        h.allocated_managed_space = block;
+        h.direct_block_iterator_offset = block;
+        let mut w = Writer::new(sizes);
+        DirectBlock {
+            heap_header: Addr(haddr),
+            block_offset: 0,
+            checksummed: true,
+            data,
+        }
+        .encode(&mut w, &h);
+        self.put(baddr, w.as_slice())?;
+        let mut w = Writer::new(sizes);
+        h.encode(&mut w);
+        self.put(haddr, w.as_slice())?;
+        Ok((haddr, ids))
     }
 }
