@@ -28,7 +28,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use h5_io::filter::Filter;
-use h5_io::selection::{Dataspace, Selection, UNLIMITED};
+use h5_io::selection::{nc_access, Dataspace, NcForm, NcMode, Selection, UNLIMITED};
 use h5_io::write::{DatasetSpec, ErrorKind, FileWriter, ObjId, StorageSpec};
 use h5_types::h5type::{encode_slice, ObjectRef, VarLenHeap};
 use h5_types::{Datatype, H5Type};
@@ -472,6 +472,43 @@ impl DatasetWriter {
         let space = self.space()?;
         let sel = Selection::hyperslab(&space, start, None, count, None)?;
         self.write_selection(&sel, data)
+    }
+
+    /// Write by one of netCDF's access forms (whole, element, section, subsampled, mapped):
+    /// `data` is the memory array the form's index map (or packed row-major order) places the
+    /// values in. A write past the end of an unlimited dimension grows the dataset first.
+    pub fn write_nc<T: H5Type + Clone>(&self, form: NcForm<'_>, data: &[T]) -> WriteResult<()> {
+        let space = self.space()?;
+        let access = nc_access(&space, form, NcMode::Write)?;
+        if access.memory.extent() > data.len() as u64 {
+            return Err(WriteError::new(
+                ErrorKind::BufferSize,
+                format!(
+                    "the access places values in {} elements, the buffer has {}",
+                    access.memory.extent(),
+                    data.len()
+                ),
+            ));
+        }
+        let mut packed = Vec::with_capacity(access.memory.len() as usize);
+        let mut i = 0u64;
+        while i < access.memory.len() {
+            let (off, run) = access.memory.locate(i);
+            let run = run.min(access.memory.len() - i);
+            for k in 0..run {
+                let v = data.get((off + k) as usize).ok_or_else(|| {
+                    WriteError::new(ErrorKind::BufferSize, "index map outside the buffer")
+                })?;
+                packed.push(v.clone());
+            }
+            i += run;
+        }
+        if access.extent != space {
+            if let Dataspace::Simple { dims, .. } = &access.extent {
+                self.resize(dims)?;
+            }
+        }
+        self.write_selection(&access.file, &packed)
     }
 
     /// Write a memory image of type `mem` (variable-length parts in `heap`) to the selected

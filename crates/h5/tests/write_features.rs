@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use h5::io::selection::{Dataspace, Selection};
+use h5::io::selection::{Dataspace, NcForm, Selection};
 use h5::types::Datatype;
 use h5::{FileFormat, H5Type, WritableFile};
 
@@ -277,8 +277,20 @@ fn writes_by_hyperslab_points_and_netcdf_forms() {
             // Three points, in the given order.
             let pts = Selection::points(&space, &[[3u64, 4], [0, 0], [0, 4]]).unwrap();
             d.write_selection(&pts, &[7i16, 8, 9]).unwrap();
-            // A netCDF mapped write: start (3,1), count (1,2), stride (1,2), with a map.
-            d.write_slab(&[3, 1], &[1, 2], &[10i16, 11]).unwrap();
+            // A netCDF mapped write: start (2,1), count (2,2), stride (1,2) and a transposing
+            // index map (1,2): memory [10, 11, 12, 13] holds (0,0), (1,0), (0,1), (1,1).
+            d.write_nc(
+                NcForm::Mapped {
+                    start: &[2, 1],
+                    count: &[2, 2],
+                    stride: Some(&[1, 2]),
+                    imap: Some(&[1, 2]),
+                },
+                &[10i16, 11, 12, 13],
+            )
+            .unwrap();
+            // A contiguous section.
+            d.write_slab(&[0, 2], &[1, 2], &[14i16, 15]).unwrap();
             // Converted from f64 on the way.
             d.write_selection(
                 &Selection::hyperslab(&space, &[0, 1], None, &[1, 1], None).unwrap(),
@@ -289,11 +301,11 @@ fn writes_by_hyperslab_points_and_netcdf_forms() {
             if let Some(out) = py(&p, "print(f['grid'][()].tolist())") {
                 assert_eq!(
                     out.trim(),
-                    "[[8, 12, 0, 0, 9], [1, 0, 2, 0, 3], [4, 0, 5, 0, 6], [0, 10, 11, 0, 7]]"
+                    "[[8, 12, 14, 15, 9], [1, 0, 2, 0, 3], [4, 10, 5, 12, 6], [0, 11, 0, 13, 7]]"
                 );
             }
             if let Some(out) = dump(&p, &[]) {
-                assert_contains(&out, &["(3,0): 0, 10, 11, 0, 7"]);
+                assert_contains(&out, &["(3,0): 0, 11, 0, 13, 7"]);
             }
         }
     }
