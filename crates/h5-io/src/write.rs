@@ -23,6 +23,7 @@ mod dataset;
 mod file;
 mod group;
 mod heap;
+mod reference;
 mod value;
 
 pub use dataset::{AllocTime, DatasetSpec, FillTime, StorageSpec};

@@ -30,7 +30,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use h5_io::filter::Filter;
 use h5_io::selection::{nc_access, Dataspace, NcForm, NcMode, Selection, UNLIMITED};
 use h5_io::write::{DatasetSpec, ErrorKind, FileWriter, ObjId, StorageSpec};
-use h5_types::h5type::{encode_slice, ObjectRef, VarLenHeap};
+use h5_types::h5type::{encode_slice, ObjectRef, RegionRef, VarLenHeap};
 use h5_types::{Datatype, H5Type};
 
 pub use h5_io::write::{
@@ -572,6 +572,12 @@ impl DatasetWriter {
     /// An object reference to this dataset.
     pub fn reference(&self) -> WriteResult<ObjectRef> {
         self.loc.reference()
+    }
+
+    /// A region reference to the elements of `selection` of this dataset.
+    pub fn region_reference(&self, selection: &Selection) -> WriteResult<RegionRef> {
+        let bytes = self.loc.with(|w, id| w.region_reference(id, selection))?;
+        Ok(RegionRef::from_bytes(bytes))
     }
 
     /// Start building an attribute of `T` on this dataset.

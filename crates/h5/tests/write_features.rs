@@ -516,3 +516,51 @@ fn many_attributes_dense_or_in_continuation_chunks() {
         assert!(dump(&p, &[]).is_some_and(|o| o.contains("ATTRIBUTE \"x7\"")));
     }
 }
+
+#[test]
+fn region_references() {
+    use h5::types::h5type::RegionRef;
+    for format in FORMATS {
+        let p = tmp("regref", format);
+        let f = WritableFile::create_with(&p, format).unwrap();
+        let d = f
+            .new_dataset::<i32>()
+            .shape(&[3, 4])
+            .create("data")
+            .unwrap();
+        d.write(&(0..12).collect::<Vec<i32>>()).unwrap();
+        let space = Dataspace::simple(&[3, 4]).unwrap();
+        let slab = Selection::hyperslab(&space, &[0, 1], Some(&[2, 2]), &[2, 2], None).unwrap();
+        let pts = Selection::points(&space, &[[2u64, 3], [0, 0]]).unwrap();
+        let refs = vec![
+            d.region_reference(&slab).unwrap(),
+            d.region_reference(&pts).unwrap(),
+            d.region_reference(&Selection::All).unwrap(),
+        ];
+        f.new_dataset::<RegionRef>()
+            .shape(&[3])
+            .create("refs")
+            .unwrap()
+            .write(&refs)
+            .unwrap();
+        f.close().unwrap();
+        let script = "r = f['refs'][()]\nd = f['data']\n\
+                      print(f[r[0]].name, d[r[0]].tolist(), d[r[1]].tolist(), d[r[2]].tolist())";
+        if let Some(out) = py(&p, script) {
+            assert_eq!(
+                out.trim(),
+                "/data [[1, 3], [9, 11]] [11, 0] [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]]"
+            );
+        }
+        if let Some(out) = dump(&p, &["-d", "refs"]) {
+            assert_contains(
+                &out,
+                &[
+                    "DATATYPE  H5T_REFERENCE { H5T_STD_REF_DSETREG }",
+                    "REGION_TYPE BLOCK  (0,1)-(0,1), (0,3)-(0,3), (2,1)-(2,1),",
+                    "REGION_TYPE POINT  (2,3), (0,0)",
+                ],
+            );
+        }
+    }
+}
