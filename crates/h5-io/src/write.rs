@@ -19,6 +19,7 @@
 
 mod attribute;
 mod btree2;
+mod chunk_index;
 mod dataset;
 mod file;
 mod group;

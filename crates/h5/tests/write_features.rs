@@ -456,16 +456,33 @@ fn chunk_indexes_single_paged_fixed_array_and_deep_btree2() {
             .unwrap();
         d2.write(&[1u8, 2, 3, 4, 5, 6, 7, 8, 9]).unwrap();
         d2.resize(&[4, 4]).unwrap();
+        // One unlimited dimension that is not the first (an extensible array over swizzled
+        // chunk coordinates), filtered.
+        let d3 = f
+            .new_dataset::<i32>()
+            .shape(&[3, 0])
+            .max_shape(&[Some(3), None])
+            .chunk(&[2, 2])
+            .deflate(1)
+            .create("columns")
+            .unwrap();
+        for c in 0..40u64 {
+            d3.resize(&[3, c + 1]).unwrap();
+            let col: Vec<i32> = (0..3).map(|r| (r * 100 + c) as i32).collect();
+            d3.write_slab(&[0, c], &[3, 1], &col).unwrap();
+        }
         f.close().unwrap();
         let script = "print(f['single'][()].sum(), f['single'][4].tolist())\n\
                       print(f['paged'][()].tolist() == list(range(3000)))\n\
                       a = f['appended'][()].tolist()\nprint(len(a), a == [3 * i for i in range(2000)])\n\
-                      print(f['two_unlimited'][()].tolist())";
+                      print(f['two_unlimited'][()].tolist())\n\
+                      c = f['columns'][()]\nprint(c.shape, c[:, 39].tolist(), c[2, :3].tolist())";
         if let Some(out) = py(&p, script) {
             assert_eq!(
                 out.trim(),
                 "2470 [256, 289, 324, 361]\nTrue\n2000 True\n\
-                 [[1, 2, 3, 0], [4, 5, 6, 0], [7, 8, 9, 0], [0, 0, 0, 0]]"
+                 [[1, 2, 3, 0], [4, 5, 6, 0], [7, 8, 9, 0], [0, 0, 0, 0]]\n\
+                 (3, 40) [39, 139, 239] [200, 201, 202]"
             );
         }
         if let Some(out) = dump(&p, &["-d", "appended", "-s", "1995", "-c", "5"]) {

@@ -19,6 +19,7 @@ use h5_types::Datatype;
 
 use super::attribute::{dataspace_message, npoints};
 use super::btree2::Btree2Params;
+use super::chunk_index as ea;
 use super::file::{Body, FileFormat, FileWriter, ObjId, CHUNK_K};
 use super::group::{btree_levels, build_btree};
 use super::value::{disk_type, file_size};
@@ -119,7 +120,9 @@ enum IndexKind {
     Single,
     /// Fixed array (no unlimited dimension).
     FixedArray,
-    /// Version 2 B-tree (unlimited dimensions).
+    /// Extensible array (exactly one unlimited dimension, the given one).
+    ExtArray(usize),
+    /// Version 2 B-tree (more than one unlimited dimension).
     BTreeV2,
 }
 
@@ -271,6 +274,13 @@ impl Dataset {
                     IndexKind::FixedArray => Some(ChunkIndex::FixedArray {
                         page_bits: FA_PAGE_BITS,
                     }),
+                    IndexKind::ExtArray(_) => Some(ChunkIndex::ExtensibleArray {
+                        max_bits: ea::EA_MAX_BITS,
+                        index_elements: ea::EA_INDEX_ELEMENTS,
+                        min_pointers: ea::EA_MIN_POINTERS,
+                        min_elements: ea::EA_MIN_ELEMENTS,
+                        page_bits: ea::EA_PAGE_BITS,
+                    }),
                     IndexKind::BTreeV2 => Some(ChunkIndex::BTreeV2 {
                         node_size: BT2_NODE_SIZE,
                         split_percent: 100,
@@ -299,6 +309,10 @@ impl Dataset {
         let elem = self.elem() as u64;
         let filters = !self.filters.is_empty();
         let space_dims = self.dims();
+        let space_max = match &self.space {
+            Dataspace::Simple { maxdims, .. } => maxdims.clone(),
+            _ => Vec::new(),
+        };
         let Storage::Chunked {
             index,
             dims,
@@ -335,6 +349,43 @@ impl Dataset {
                     chunk_bytes,
                     block,
                 )?);
+                return Ok(());
+            }
+            IndexKind::ExtArray(unlim) => {
+                let max_chunks: Vec<u64> = space_max
+                    .iter()
+                    .zip(dims.iter())
+                    .map(|(&m, &c)| if m == UNLIMITED { 1 } else { m.div_ceil(c) })
+                    .collect();
+                let mut elements = BTreeMap::new();
+                for (c, l) in chunks.iter() {
+                    let e = if filters {
+                        ChunkElement::Filtered {
+                            address: Addr(l.addr),
+                            chunk_size: l.size,
+                            filter_mask: l.mask,
+                        }
+                    } else {
+                        ChunkElement::Chunk(Addr(l.addr))
+                    };
+                    elements.insert(ea::ea_index(c, &max_chunks, unlim), e);
+                }
+                let undefined = if filters {
+                    ChunkElement::Filtered {
+                        address: Addr::UNDEF,
+                        chunk_size: 0,
+                        filter_mask: 0,
+                    }
+                } else {
+                    ChunkElement::Chunk(Addr::UNDEF)
+                };
+                let client = if filters {
+                    ci::CLIENT_FILTERED_CHUNK
+                } else {
+                    ci::CLIENT_CHUNK
+                };
+                let esize = ci::element_size(w.sizes, filters, chunk_bytes);
+                *root = Some(w.write_extensible_array(client, esize, &elements, undefined)?);
                 return Ok(());
             }
             IndexKind::BTreeV2 => {
@@ -517,7 +568,16 @@ impl FileWriter {
                 } else {
                     match &spec.space {
                         Dataspace::Simple { maxdims, .. } if maxdims.contains(&UNLIMITED) => {
-                            IndexKind::BTreeV2
+                            let unlimited: Vec<usize> = maxdims
+                                .iter()
+                                .enumerate()
+                                .filter(|(_, &m)| m == UNLIMITED)
+                                .map(|(k, _)| k)
+                                .collect();
+                            match unlimited[..] {
+                                [k] => IndexKind::ExtArray(k),
+                                _ => IndexKind::BTreeV2,
+                            }
                         }
                         Dataspace::Simple { dims, .. }
                             if dims.iter().zip(cd).all(|(&d, &c)| d <= c) =>
