@@ -594,6 +594,7 @@ pub struct AttrBuilder<T> {
     datatype: Datatype,
     committed: Option<ObjId>,
     space: Dataspace,
+    error: Option<WriteError>,
     _t: PhantomData<fn(T)>,
 }
 
@@ -604,6 +605,7 @@ impl<T: H5Type> AttrBuilder<T> {
             datatype: T::h5_type(),
             committed: None,
             space: Dataspace::Scalar,
+            error: None,
             _t: PhantomData,
         }
     }
@@ -612,7 +614,7 @@ impl<T: H5Type> AttrBuilder<T> {
     pub fn shape(mut self, dims: &[u64]) -> Self {
         match Dataspace::simple(dims) {
             Ok(s) => self.space = s,
-            Err(_) => self.space = Dataspace::Null,
+            Err(e) => self.error = Some(e.into()),
         }
         self
     }
@@ -637,6 +639,9 @@ impl<T: H5Type> AttrBuilder<T> {
 
     /// Create the attribute `name` (values zero until written).
     pub fn create(self, name: &str) -> WriteResult<AttrWriter<T>> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
         let (dt, committed, space) = (self.datatype, self.committed, self.space);
         self.loc
             .with(|w, id| w.create_attribute(id, name, &dt, committed, space))?;

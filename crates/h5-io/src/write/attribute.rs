@@ -124,6 +124,12 @@ impl FileWriter {
             space,
             data: vec![0; size],
         });
+        // The message must fit a header (or a dense storage heap object): check now, so a
+        // later flush cannot fail on it.
+        if let Err(e) = self.check_attribute(obj) {
+            self.object_mut(obj)?.attrs.pop();
+            return Err(e);
+        }
         Ok(())
     }
 
@@ -154,6 +160,26 @@ impl FileWriter {
         let mut data = a.data.clone();
         self.convert_to_file(mem, &file, image, heap, &mut data, n)?;
         self.object_mut(obj)?.attrs[i].data = data;
+        Ok(())
+    }
+
+    /// Check that the last attribute of `obj` encodes within the 65535 bytes of a header
+    /// message.
+    fn check_attribute(&self, obj: ObjId) -> Result<()> {
+        let o = self.object(obj)?;
+        if let Some(a) = o.attrs.last() {
+            let len = Message::Attribute(a.message(self)?)
+                .to_bytes(self.sizes)
+                .len();
+            ensure!(
+                len <= 0xffff - 8,
+                LimitExceeded,
+                "{}: attribute {:?} needs a {len}-byte message; a header message holds \
+                 65535 bytes at most",
+                o.path,
+                a.name
+            );
+        }
         Ok(())
     }
 

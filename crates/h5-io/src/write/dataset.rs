@@ -120,6 +120,9 @@ enum IndexKind {
     Single,
     /// Fixed array (no unlimited dimension).
     FixedArray,
+    /// Implicit: every chunk allocated at creation, in one block in chunk order (no
+    /// filters, no unlimited dimension, early allocation).
+    Implicit,
     /// Extensible array (exactly one unlimited dimension, the given one).
     ExtArray(usize),
     /// Version 2 B-tree (more than one unlimited dimension).
@@ -271,6 +274,7 @@ impl Dataset {
                         filtered: filtered
                             .then(|| chunks.values().next().map_or((0, 0), |l| (l.size, l.mask))),
                     }),
+                    IndexKind::Implicit => Some(ChunkIndex::Implicit),
                     IndexKind::FixedArray => Some(ChunkIndex::FixedArray {
                         page_bits: FA_PAGE_BITS,
                     }),
@@ -339,6 +343,7 @@ impl Dataset {
                 *root = chunks.values().next().map(|l| l.addr);
                 return Ok(());
             }
+            IndexKind::Implicit => return Ok(()),
             IndexKind::FixedArray => {
                 *root = Some(write_fixed_array(
                     w,
@@ -621,6 +626,12 @@ impl FileWriter {
             AllocTime::Late => ALLOC_LATE,
             AllocTime::Incremental => ALLOC_INCR,
         };
+        let mut storage = storage;
+        if let Storage::Chunked { index, .. } = &mut storage {
+            if *index == IndexKind::FixedArray && filters.is_empty() && alloc_time == ALLOC_EARLY {
+                *index = IndexKind::Implicit;
+            }
+        }
         ensure!(
             !(matches!(storage, Storage::Compact(_)) && alloc_time != ALLOC_EARLY),
             InvalidArgument,
@@ -653,6 +664,60 @@ impl FileWriter {
                     let a = self.alloc(filled_all.len() as u64);
                     self.put(a, &filled_all)?;
                     *addr = Some(a);
+                }
+            }
+            Storage::Chunked {
+                index: IndexKind::Implicit,
+                dims: cd,
+                chunks,
+                root,
+                dirty,
+                ..
+            } => {
+                // One block for every chunk, in row-major order of chunk coordinates.
+                if root.is_none() {
+                    let dims = match &d.space {
+                        Dataspace::Simple { dims, .. } => dims.clone(),
+                        _ => Vec::new(),
+                    };
+                    let grid: Vec<u64> = dims
+                        .iter()
+                        .zip(cd.iter())
+                        .map(|(&a, &c)| a.div_ceil(c))
+                        .collect();
+                    let total: u64 = grid.iter().product();
+                    let cb = (Dataset::chunk_elems(cd) * file_size(&d.datatype)) as u64;
+                    let one = {
+                        let e = match (&d.fill, d.fill_time) {
+                            (Some(f), t) if t != FillTime::Never => f.clone(),
+                            _ => vec![0; file_size(&d.datatype)],
+                        };
+                        e.repeat(Dataset::chunk_elems(cd))
+                    };
+                    let base = self.alloc(cb * total);
+                    let mut coords = vec![0u64; grid.len()];
+                    for i in 0..total {
+                        let addr = base + i * cb;
+                        self.put(addr, &one)?;
+                        chunks.insert(
+                            coords.clone(),
+                            ChunkLoc {
+                                addr,
+                                size: cb,
+                                cap: cb,
+                                mask: 0,
+                            },
+                        );
+                        for k in (0..grid.len()).rev() {
+                            coords[k] += 1;
+                            if coords[k] < grid[k] {
+                                break;
+                            }
+                            coords[k] = 0;
+                        }
+                    }
+                    *root = Some(base);
+                    *dirty = true;
                 }
             }
             Storage::Chunked { .. } => {
@@ -1003,6 +1068,17 @@ impl FileWriter {
                 "{path}: only chunked datasets can be resized"
             );
         };
+        ensure!(
+            !matches!(
+                d.storage,
+                Storage::Chunked {
+                    index: IndexKind::Implicit,
+                    ..
+                }
+            ),
+            Unsupported,
+            "{path}: a dataset with an implicit chunk index cannot change size"
+        );
         let cd = cd.clone();
         // Chunks to drop or to clear partly.
         let mut drop = Vec::new();
