@@ -535,6 +535,52 @@ fn many_attributes_dense_or_in_continuation_chunks() {
 }
 
 #[test]
+fn large_attributes_in_the_latest_format() {
+    // 200 KB of attribute: dense storage with a huge fractal heap object (the latest format);
+    // the compatible format refuses it, as the reference library does.
+    let big: Vec<f64> = (0..25_000).map(|i| f64::from(i) * 0.5).collect();
+    let p = tmp("bigattr", FileFormat::Latest);
+    let f = WritableFile::create_with(&p, FileFormat::Latest).unwrap();
+    let g = f.create_group("g").unwrap();
+    g.new_attr::<f64>()
+        .shape(&[25_000])
+        .create("big")
+        .unwrap()
+        .write(&big)
+        .unwrap();
+    g.new_attr::<i8>()
+        .create("small")
+        .unwrap()
+        .write(&[-3])
+        .unwrap();
+    f.close().unwrap();
+    if let Some(out) = py(
+        &p,
+        "a = f['g'].attrs\nprint(sorted(a), a['big'][24999], a['big'].sum(), a['small'])",
+    ) {
+        assert_eq!(out.trim(), "['big', 'small'] 12499.5 156243750.0 -3");
+    }
+    if let Some(out) = dump(&p, &["-A", "-a", "/g/big"]) {
+        assert_contains(
+            &out,
+            &[
+                "DATASPACE  SIMPLE { ( 25000 ) / ( 25000 ) }",
+                "(24995): 12497.5, 12498, 12498.5, 12499, 12499.5",
+            ],
+        );
+    }
+    let p = tmp("bigattr", FileFormat::Compatible);
+    let f = WritableFile::create_with(&p, FileFormat::Compatible).unwrap();
+    let e = f
+        .new_attr::<f64>()
+        .shape(&[25_000])
+        .create("big")
+        .unwrap_err();
+    assert!(e.to_string().contains("64 KiB"), "{e}");
+    f.close().unwrap();
+}
+
+#[test]
 fn region_references() {
     use h5::types::h5type::RegionRef;
     for format in FORMATS {

@@ -96,16 +96,16 @@ impl FileWriter {
             None => disk_type(datatype)?,
         };
         let n = npoints(&space) as usize;
+        let latest = self.format == FileFormat::Latest;
         let size = n
             .checked_mul(file_size(&datatype))
-            .filter(|&s| s <= 0xffff)
+            .filter(|&s| s <= 0xffff || (latest && s <= 1 << 32))
             .ok_or_else(|| {
                 super::Error::new(
                     super::ErrorKind::LimitExceeded,
                     format!(
                         "attribute {name:?} of {n} elements of {} bytes exceeds the 64 KiB an \
-                         object header message can hold (dense attribute storage is not \
-                         written yet)",
+                         object header message can hold in the compatible format",
                         file_size(&datatype)
                     ),
                 )
@@ -172,7 +172,7 @@ impl FileWriter {
                 .to_bytes(self.sizes)
                 .len();
             ensure!(
-                len <= 0xffff - 8,
+                len <= 0xffff - 8 || self.format == FileFormat::Latest,
                 LimitExceeded,
                 "{}: attribute {:?} needs a {len}-byte message; a header message holds \
                  65535 bytes at most",

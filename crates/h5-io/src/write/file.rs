@@ -318,7 +318,7 @@ impl FileWriter {
             ));
         }
         match o.dense_attrs {
-            Some((heap, names)) if !v1 && o.attrs.len() > MAX_COMPACT_ATTRS => {
+            Some((heap, names)) if !v1 => {
                 msgs.push((
                     Message::AttributeInfo(h5_format::message::attribute_info::AttributeInfo {
                         max_creation_index: None,
@@ -524,7 +524,17 @@ impl FileWriter {
     /// (record type 8).
     fn prepare_attributes(&mut self, id: ObjId) -> Result<()> {
         let o = self.object(id)?;
-        if self.v1() || o.attrs.len() <= MAX_COMPACT_ATTRS {
+        // Dense storage when there are many attributes, or one too big for a header message.
+        let mut big = false;
+        if !self.v1() {
+            for a in &o.attrs {
+                let len = Message::Attribute(a.message(self)?)
+                    .to_bytes(self.sizes)
+                    .len();
+                big |= len > 0xffff - 64;
+            }
+        }
+        if self.v1() || (o.attrs.len() <= MAX_COMPACT_ATTRS && !big) {
             self.object_mut(id)?.dense_attrs = None;
             return Ok(());
         }

@@ -105,15 +105,14 @@ impl FileWriter {
         };
         let dt = h.doubling_table()?;
         let overhead = dt.direct_block_overhead(sizes, true) as u64;
-        let total: u64 = objects.iter().map(|o| o.len() as u64).sum();
-        for o in objects {
-            ensure!(
-                o.len() as u64 <= u64::from(FHEAP_MAX_MANAGED),
-                Unsupported,
-                "an object of {} bytes needs huge-object storage, not written yet",
-                o.len()
-            );
-        }
+        // Objects too big for a managed block are "huge": stored on their own and found by
+        // id through a version 2 B-tree (record type 1, indirect ids).
+        let is_huge = |o: &Vec<u8>| o.len() as u64 > u64::from(FHEAP_MAX_MANAGED);
+        let total: u64 = objects
+            .iter()
+            .filter(|o| !is_huge(o))
+            .map(|o| o.len() as u64)
+            .sum();
         let block = (overhead + total).next_power_of_two().max(512);
         ensure!(
             block <= FHEAP_MAX_DIRECT,
@@ -124,7 +123,25 @@ impl FileWriter {
         let dt = h.doubling_table()?;
         let mut data = Vec::with_capacity((block - overhead) as usize);
         let mut ids = Vec::with_capacity(objects.len());
+        let mut huge = Vec::new();
         for o in objects {
+            if is_huge(o) {
+                let at = self.alloc(o.len() as u64);
+                self.put(at, o)?;
+                let hid = huge.len() as u64 + 1;
+                huge.push(h5_format::btree::v2::Record::HugeIndirect {
+                    address: Addr(at),
+                    length: o.len() as u64,
+                    id: hid,
+                });
+                h.huge_objects += 1;
+                h.huge_objects_size += o.len() as u64;
+                let mut w = Writer::new(sizes);
+                w.put_u8(0x10);
+                w.put_uint(hid, id_len as usize - 1);
+                ids.push(w.into_vec());
+                continue;
+            }
             let off = overhead + data.len() as u64;
             let mut id = vec![0u8; id_len as usize];
             let mut w = Writer::new(sizes);
@@ -146,6 +163,20 @@ impl FileWriter {
         let haddr = self.alloc(hsize);
         let baddr = self.alloc(block);
         h.root_block = Addr(baddr);
+        h.managed_objects = (objects.len() - huge.len()) as u64;
+        if !huge.is_empty() {
+            h.next_huge_id = huge.len() as u64;
+            h.huge_btree = Addr(self.write_btree2(
+                &super::btree2::Btree2Params {
+                    record_type: 1,
+                    node_size: 512,
+                    record_size: (sizes.offset + 2 * sizes.length) as u16,
+                    split_percent: 100,
+                    merge_percent: 40,
+                },
+                &huge,
+            )?);
+        }
         h.managed_free_space = block - overhead - total;
         h.managed_space = block;
         h.allocated_managed_space = block;

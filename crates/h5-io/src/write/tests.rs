@@ -57,7 +57,14 @@ fn chunk_index_kinds_follow_the_reference_library_choices() {
     use crate::selection::{Dataspace, UNLIMITED};
     use h5_format::message::layout::{ChunkIndex, LayoutClass};
     let i32t = <i32 as h5_types::H5Type>::h5_type();
-    type Case = (&'static str, Dataspace, Vec<u64>, AllocTime, bool, Option<u8>);
+    type Case = (
+        &'static str,
+        Dataspace,
+        Vec<u64>,
+        AllocTime,
+        bool,
+        Option<u8>,
+    );
     let cases: Vec<Case> = vec![
         (
             "single",
