@@ -1,19 +1,23 @@
 //! Writing HDF5 files: an in-memory model of a file's objects, serialized with h5-format's
 //! encoders.
 //!
-//! [`FileWriter`] owns the file image. Every object header gets its address when the object is
-//! created and keeps it (so object references can be taken at once); heaps, B-trees and
-//! symbol table nodes are rebuilt and placed at the end of the file when they change, and raw
-//! data is written into the image as it arrives. [`FileWriter::flush`] serializes every
-//! object header, group and chunk index, then writes the whole image and the superblock: the
-//! file on disk is complete and consistent after every flush. Nothing is freed: space of
-//! structures that moved is left unused (no free-space manager), as in a file written without
-//! one.
+//! Every object header gets its address when the object is created and keeps it (so object
+//! references can be taken at once). Metadata (the superblock, headers, heaps, B-trees, chunk
+//! indexes) lives in memory as blocks and is written at each [`FileWriter::flush`]; raw data
+//! (contiguous storage, chunks) goes to the file as it is written and is not kept in memory.
+//! Heaps, B-trees and symbol table nodes are rebuilt at a flush when they changed, reusing
+//! their space when they fit and otherwise placed at the end of the file. Nothing is freed:
+//! space of structures that moved stays unused (no free-space manager). After every flush the
+//! file on disk is complete and consistent; between flushes its metadata is the previous
+//! flush's.
 //!
 //! Two formats: [`FileFormat::Compatible`] (superblock version 0, version 1 object headers,
-//! symbol-table groups, version 1 B-tree chunk indexes; readable by the reference library 1.8
-//! and later) and [`FileFormat::Latest`] (superblock version 2, version 2 object headers with
-//! link messages; see [`FileWriter`] for what it covers).
+//! symbol-table groups, version 3 layouts with version 1 B-tree chunk indexes; readable by the
+//! reference library 1.8 and later) and [`FileFormat::Latest`] (superblock version 2, version 2
+//! object headers, link messages or dense link storage, version 3 attribute messages or dense
+//! attribute storage, version 4 layouts with the single-chunk, implicit, fixed array,
+//! extensible array and version 2 B-tree chunk indexes chosen as the reference library
+//! chooses them; readable by 1.10 and later).
 //!
 //! The API works with object ids ([`ObjId`]); the `h5` crate wraps them in handles.
 

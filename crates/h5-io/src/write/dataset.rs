@@ -661,7 +661,7 @@ impl FileWriter {
             Storage::Compact(data) => *data = filled_all,
             Storage::Contiguous(addr) => {
                 if addr.is_none() {
-                    let a = self.alloc(filled_all.len() as u64);
+                    let a = self.alloc_raw(filled_all.len() as u64);
                     self.put(a, &filled_all)?;
                     *addr = Some(a);
                 }
@@ -694,7 +694,7 @@ impl FileWriter {
                         };
                         e.repeat(Dataset::chunk_elems(cd))
                     };
-                    let base = self.alloc(cb * total);
+                    let base = self.alloc_raw(cb * total);
                     let mut coords = vec![0u64; grid.len()];
                     for i in 0..total {
                         let addr = base + i * cb;
@@ -771,7 +771,7 @@ impl FileWriter {
                 mask,
             },
             _ => ChunkLoc {
-                addr: self.alloc(size),
+                addr: self.alloc_raw(size),
                 size,
                 cap: size,
                 mask,
@@ -792,7 +792,7 @@ impl FileWriter {
         match chunks.get(coords) {
             None => Ok(d.filled(n)),
             Some(l) => {
-                let raw = self.get(l.addr, l.size)?.to_vec();
+                let raw = self.get(l.addr, l.size)?;
                 if d.filters.is_empty() {
                     Ok(raw)
                 } else {
@@ -888,20 +888,26 @@ impl FileWriter {
         let fill1 = d.filled(1);
         match &d.storage {
             Storage::Compact(_) | Storage::Contiguous(_) => {
-                let data: Option<&[u8]> = match &d.storage {
-                    Storage::Compact(v) => Some(v),
-                    Storage::Contiguous(Some(a)) => Some(self.get(*a, npoints(space) * es as u64)?),
-                    _ => None,
-                };
                 for r in sel.runs(space)? {
-                    for k in 0..r.len as usize {
-                        let dst = (r.rank as usize + k) * es;
-                        let src = (r.offset as usize + k) * es;
-                        let v = match data {
-                            Some(b) => b.get(src..src + es).unwrap_or(&fill1),
-                            None => &fill1,
-                        };
-                        out[dst..dst + es].copy_from_slice(v);
+                    let (f, m, l) = (
+                        r.offset as usize * es,
+                        r.rank as usize * es,
+                        r.len as usize * es,
+                    );
+                    let dst = &mut out[m..m + l];
+                    match &d.storage {
+                        Storage::Compact(v) if !v.is_empty() => match v.get(f..f + l) {
+                            Some(b) => dst.copy_from_slice(b),
+                            None => bail!(Format, "run outside the compact data"),
+                        },
+                        Storage::Contiguous(Some(a)) => {
+                            dst.copy_from_slice(&self.get(a + f as u64, l as u64)?);
+                        }
+                        _ => {
+                            for e in dst.chunks_exact_mut(es) {
+                                e.copy_from_slice(&fill1);
+                            }
+                        }
                     }
                 }
             }
@@ -1032,7 +1038,7 @@ impl FileWriter {
                             mask,
                         },
                         _ => ChunkLoc {
-                            addr: self.alloc(size),
+                            addr: self.alloc_raw(size),
                             size,
                             cap: size,
                             mask,

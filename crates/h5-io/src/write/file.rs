@@ -1,8 +1,9 @@
 //! The file writer: the file image, the space allocator, the objects and their headers, the
 //! superblock, flush and close.
 
+use std::collections::BTreeMap;
 use std::fs;
-use std::io::{Seek, SeekFrom, Write};
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use h5_format::message::continuation::Continuation;
@@ -27,9 +28,10 @@ pub enum FileFormat {
     /// 1.8 and later (and mostly by 1.6).
     #[default]
     Compatible,
-    /// The latest format: superblock version 2, version 2 object headers, link messages in
-    /// group headers, version 3 attribute messages, version 4 layouts with the single,
-    /// fixed-array and version 2 B-tree chunk indexes... (readable by 1.10 and later).
+    /// The latest format: superblock version 2, version 2 object headers, link messages (or
+    /// dense link storage) in groups, version 3 attribute messages (or dense attribute
+    /// storage), version 4 layouts with the chunk indexes of version 1.10 (readable by 1.10
+    /// and later).
     Latest,
 }
 
@@ -85,19 +87,21 @@ pub(crate) struct Object {
 /// file; [`FileWriter::close`] flushes and reports the result; dropping a writer that was not
 /// closed flushes and prints any error to standard error (a destructor cannot return one).
 ///
-/// The latest format covers groups with compact link storage (link messages in the
-/// header), attributes in the header, and the layouts of the compatible format with a
-/// version 1 B-tree chunk index expressed through a version 3 layout message. Dense link
-/// and attribute storage and the version 4 chunk indexes are not written yet: a group or
-/// object that would need them is an `Unsupported` error at flush.
+/// Not written yet: fractal heaps larger than one direct block (dense storage of more than
+/// about 64 KiB of link or attribute messages, huge objects excepted), filtered huge objects,
+/// shared object header messages, creation-order tracking.
 #[derive(Debug)]
 pub struct FileWriter {
     file: Option<fs::File>,
     path: PathBuf,
     pub(crate) format: FileFormat,
     pub(crate) sizes: Sizes,
-    /// The whole file as it will be written.
-    pub(crate) image: Vec<u8>,
+    /// Metadata blocks (superblock, headers, heaps, B-trees, chunk indexes) by address: kept
+    /// in memory and written at each flush.
+    meta: BTreeMap<u64, Vec<u8>>,
+    /// End of the allocated space. Raw data (contiguous storage, chunks, huge heap objects)
+    /// is allocated here too but written to the file at once, not kept in memory.
+    eoa: u64,
     pub(crate) objects: Vec<Object>,
     pub(crate) gheap: GlobalHeap,
     superblock_len: u64,
@@ -144,7 +148,8 @@ impl FileWriter {
             path,
             format,
             sizes,
-            image: vec![0; superblock_len],
+            meta: BTreeMap::from([(0, vec![0; superblock_len])]),
+            eoa: superblock_len as u64,
             objects: Vec::new(),
             gheap: GlobalHeap::default(),
             superblock_len: superblock_len as u64,
@@ -201,39 +206,79 @@ impl FileWriter {
             .ok_or_else(|| Error::new(ErrorKind::NotFound, format!("no object {}", id.0)))
     }
 
-    /// Reserve `size` bytes at the end of the file (8-byte aligned), zeroed.
+    /// Reserve `size` bytes of metadata at the end of the file (8-byte aligned), zeroed and
+    /// kept in memory until flushed.
     pub(crate) fn alloc(&mut self, size: u64) -> u64 {
-        let at = align8(self.image.len() as u64);
-        self.image.resize((at + size.max(1)) as usize, 0);
+        let at = align8(self.eoa);
+        self.meta.insert(at, vec![0; size.max(1) as usize]);
+        self.eoa = at + size.max(1);
         at
     }
 
-    /// Copy `bytes` into the image at `addr` (which must have been allocated).
-    pub(crate) fn put(&mut self, addr: u64, bytes: &[u8]) -> Result<()> {
-        let start = addr as usize;
-        let end = start.checked_add(bytes.len());
-        match end.and_then(|e| self.image.get_mut(start..e)) {
-            Some(dst) => {
-                dst.copy_from_slice(bytes);
-                Ok(())
-            }
-            None => bail!(
-                Format,
-                "write of {} bytes at {addr:#x} past the allocated end {:#x}",
-                bytes.len(),
-                self.image.len()
-            ),
-        }
+    /// Reserve `size` bytes of raw data at the end of the file (8-byte aligned): zeros on disk
+    /// until written with [`FileWriter::put`], which writes raw data to the file at once.
+    pub(crate) fn alloc_raw(&mut self, size: u64) -> u64 {
+        let at = align8(self.eoa);
+        self.eoa = at + size.max(1);
+        at
     }
 
-    /// Bytes of the image at `addr`.
-    pub(crate) fn get(&self, addr: u64, len: u64) -> Result<&[u8]> {
-        let start = addr as usize;
-        let end = start.checked_add(len as usize);
-        match end.and_then(|e| self.image.get(start..e)) {
-            Some(b) => Ok(b),
-            None => bail!(Format, "read of {len} bytes at {addr:#x} past the end"),
+    /// The metadata block holding `addr..addr + len`, if any: its start and bytes.
+    fn meta_block(&self, addr: u64, len: u64) -> Option<(u64, &Vec<u8>)> {
+        let (&start, block) = self.meta.range(..=addr).next_back()?;
+        (addr + len <= start + block.len() as u64).then_some((start, block))
+    }
+
+    /// Write `bytes` at `addr`: into a metadata block, or to the file for raw data.
+    pub(crate) fn put(&mut self, addr: u64, bytes: &[u8]) -> Result<()> {
+        let len = bytes.len() as u64;
+        ensure!(
+            addr.checked_add(len).is_some_and(|e| e <= self.eoa),
+            Format,
+            "write of {len} bytes at {addr:#x} past the allocated end {:#x}",
+            self.eoa
+        );
+        if let Some((start, _)) = self.meta_block(addr, len) {
+            if let Some(block) = self.meta.get_mut(&start) {
+                let o = (addr - start) as usize;
+                block[o..o + bytes.len()].copy_from_slice(bytes);
+                return Ok(());
+            }
         }
+        let file = self
+            .file
+            .as_mut()
+            .ok_or_else(|| Error::new(ErrorKind::Closed, "the file was closed"))?;
+        file.seek(SeekFrom::Start(addr))?;
+        file.write_all(bytes)?;
+        Ok(())
+    }
+
+    /// The bytes at `addr..addr + len`: from a metadata block, or read from the file (raw
+    /// data; never-written parts read as zeros).
+    pub(crate) fn get(&self, addr: u64, len: u64) -> Result<Vec<u8>> {
+        ensure!(
+            addr.checked_add(len).is_some_and(|e| e <= self.eoa),
+            Format,
+            "read of {len} bytes at {addr:#x} past the allocated end {:#x}",
+            self.eoa
+        );
+        if let Some((start, block)) = self.meta_block(addr, len) {
+            let o = (addr - start) as usize;
+            return Ok(block[o..o + len as usize].to_vec());
+        }
+        let mut file: &fs::File = self
+            .file
+            .as_ref()
+            .ok_or_else(|| Error::new(ErrorKind::Closed, "the file was closed"))?;
+        let mut out = vec![0u8; len as usize];
+        let size = file.metadata()?.len();
+        if addr < size {
+            let n = (size - addr).min(len) as usize;
+            file.seek(SeekFrom::Start(addr))?;
+            file.read_exact(&mut out[..n])?;
+        }
+        Ok(out)
     }
 
     /// Add an object, reserving its header from its current messages plus room to grow.
@@ -491,9 +536,11 @@ impl FileWriter {
             .file
             .as_mut()
             .ok_or_else(|| Error::new(ErrorKind::Closed, "the file was closed"))?;
-        file.seek(SeekFrom::Start(0))?;
-        file.write_all(&self.image)?;
-        file.set_len(self.image.len() as u64)?;
+        for (&at, block) in &self.meta {
+            file.seek(SeekFrom::Start(at))?;
+            file.write_all(block)?;
+        }
+        file.set_len(align8(self.eoa))?;
         file.flush()?;
         Ok(())
     }
@@ -579,7 +626,7 @@ impl FileWriter {
 
     fn write_superblock(&mut self) -> Result<()> {
         let root = &self.objects[0];
-        let eof = Addr(align8(self.image.len() as u64));
+        let eof = Addr(align8(self.eoa));
         let root_addr = Addr(root.addr);
         let sb = match self.format {
             FileFormat::Compatible => {
@@ -628,7 +675,7 @@ impl FileWriter {
         );
         let mut w = Writer::new(self.sizes);
         sb.encode(&mut w);
-        self.image.resize(eof.0 as usize, 0);
+        self.eoa = eof.0;
         self.put(0, w.as_slice())
     }
 

@@ -126,7 +126,7 @@ impl FileWriter {
         let mut huge = Vec::new();
         for o in objects {
             if is_huge(o) {
-                let at = self.alloc(o.len() as u64);
+                let at = self.alloc_raw(o.len() as u64);
                 self.put(at, o)?;
                 let hid = huge.len() as u64 + 1;
                 huge.push(h5_format::btree::v2::Record::HugeIndirect {
