@@ -656,13 +656,32 @@ impl FileWriter {
     /// Allocate (and fill) all storage of a dataset.
     fn allocate_all(&mut self, d: &mut Dataset) -> Result<()> {
         let n = npoints(&d.space) as usize;
-        let filled_all = d.filled(n);
+        let fill = d.fill_element();
+        let zero = fill.iter().all(|&b| b == 0);
         match &mut d.storage {
-            Storage::Compact(data) => *data = filled_all,
+            Storage::Compact(data) => {
+                *data = if zero {
+                    vec![0; n * fill.len()]
+                } else {
+                    fill.repeat(n)
+                }
+            }
             Storage::Contiguous(addr) => {
                 if addr.is_none() {
-                    let a = self.alloc_raw(filled_all.len() as u64);
-                    self.put(a, &filled_all)?;
+                    let size = (n * fill.len()) as u64;
+                    let a = self.alloc_raw(size);
+                    // Unwritten space reads as zeros: only a non-zero fill value is written,
+                    // a piece at a time.
+                    if !zero {
+                        let per = (1 << 20) / fill.len().max(1) + 1;
+                        let piece = fill.repeat(per);
+                        let mut at = 0u64;
+                        while at < size {
+                            let k = (size - at).min(piece.len() as u64) as usize;
+                            self.put(a + at, &piece[..k])?;
+                            at += k as u64;
+                        }
+                    }
                     *addr = Some(a);
                 }
             }
