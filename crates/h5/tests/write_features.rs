@@ -637,3 +637,37 @@ fn region_references() {
         }
     }
 }
+
+#[test]
+fn large_dataset_written_in_slabs() {
+    for format in FORMATS {
+        let p = tmp("large", format);
+        let f = WritableFile::create_with(&p, format).unwrap();
+        let n = 1u64 << 20;
+        let d = f
+            .new_dataset::<u32>()
+            .shape(&[4 * n])
+            .create("big")
+            .unwrap();
+        let c = f
+            .new_dataset::<u32>()
+            .shape(&[4 * n])
+            .chunk(&[1 << 16])
+            .create("chunked")
+            .unwrap();
+        for s in 0..4u64 {
+            let slab: Vec<u32> = (s * n..(s + 1) * n).map(|v| v as u32).collect();
+            d.write_slab(&[s * n], &[n], &slab).unwrap();
+            c.write_slab(&[s * n], &[n], &slab).unwrap();
+            f.flush().unwrap();
+        }
+        f.close().unwrap();
+        let len = std::fs::metadata(&p).unwrap().len();
+        assert!(len >= 32 << 20 && len < (32 << 20) + (1 << 20), "{len}");
+        let script = "import numpy as np\nfor k in ['big', 'chunked']:\n    a = f[k][()]\n    \
+                      print(k, a.size, bool((a == np.arange(a.size, dtype='u4')).all()))";
+        if let Some(out) = py(&p, script) {
+            assert_eq!(out.trim(), "big 4194304 True\nchunked 4194304 True");
+        }
+    }
+}

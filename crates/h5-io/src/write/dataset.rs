@@ -521,6 +521,12 @@ impl FileWriter {
             );
         }
         let n = npoints(&spec.space);
+        ensure!(
+            n.checked_mul(elem as u64)
+                .is_some_and(|b| b <= isize::MAX as u64),
+            LimitExceeded,
+            "{n} elements of {elem} bytes exceed the address space"
+        );
         let unlimited =
             matches!(&spec.space, Dataspace::Simple { dims, maxdims } if maxdims != dims);
         let (storage, default_alloc) = match &spec.storage {
