@@ -588,3 +588,56 @@ fn fill_values_for_ints_and_compounds() {
         }
     }
 }
+
+#[derive(H5Type, Clone)]
+#[repr(C)]
+struct Record {
+    id: u16,
+    name: h5::types::h5type::VarLenUnicode,
+    values: VarLenArray<f32>,
+    tags: [VarLenAscii; 2],
+}
+
+#[test]
+fn compounds_with_variable_length_members() {
+    use h5::types::h5type::VarLenUnicode;
+    for format in FORMATS {
+        let p = tmp("vlcompound", format);
+        let f = WritableFile::create_with(&p, format).unwrap();
+        let recs: Vec<Record> = (0..3u16)
+            .map(|i| Record {
+                id: i,
+                name: VarLenUnicode::from_string(format!("nämé {i}")).unwrap(),
+                values: (0..i).map(|v| f32::from(v) + 0.5).collect(),
+                tags: [
+                    VarLenAscii::from_string(format!("t{i}")).unwrap(),
+                    VarLenAscii::from_string(String::new()).unwrap(),
+                ],
+            })
+            .collect();
+        let ds = f
+            .new_dataset::<Record>()
+            .shape(&[3])
+            .create("records")
+            .unwrap();
+        ds.write(&recs).unwrap();
+        f.close().unwrap();
+        let script = "d = f['records']\nfor r in d[()]:\n    \
+                      print(r['id'], r['name'].decode(), r['values'].tolist(), [t.decode() for t in r['tags']])";
+        if let Some(out) = py(&p, script) {
+            assert_eq!(
+                out.trim(),
+                "0 nämé 0 [] ['t0', '']\n1 nämé 1 [0.5] ['t1', '']\n2 nämé 2 [0.5, 1.5] ['t2', '']"
+            );
+        }
+        if let Some(out) = dump(&p, &[]) {
+            assert_contains(
+                &out,
+                &[
+                    "H5T_VLEN { H5T_IEEE_F32LE} \"values\";",
+                    "CSET H5T_CSET_UTF8;",
+                ],
+            );
+        }
+    }
+}
