@@ -245,7 +245,7 @@ fn committed_datatype_shared_by_datasets_and_attributes() {
                       print(f['d1'].id.get_type().committed(), f['d2'].id.get_type().committed())\n\
                       print(h5py.h5o.get_info(f['pair_t'].id).rc)";
         if let Some(out) = py(&p, script) {
-            assert_eq!(out.trim(), "[(1, 1.5), (2, 2.5)] (9, 9.5)\nTrue True\n1");
+            assert_eq!(out.trim(), "[(1, 1.5), (2, 2.5)] (9, 9.5)\nTrue True\n5");
         }
         if let Some(out) = dump(&p, &[]) {
             assert_contains(

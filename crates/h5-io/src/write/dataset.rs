@@ -166,6 +166,11 @@ const ALLOC_LATE: u8 = 2;
 const ALLOC_INCR: u8 = 3;
 
 impl Dataset {
+    /// The committed datatype the dataset shares, if any.
+    pub(crate) fn committed_type(&self) -> Option<ObjId> {
+        self.committed
+    }
+
     fn elem(&self) -> usize {
         file_size(&self.datatype)
     }

@@ -355,10 +355,11 @@ impl FileWriter {
                 MessageFlags::CONSTANT,
             )],
         };
-        if !v1 && o.refcount > 1 {
+        let refcount = self.refcount(id)?;
+        if !v1 && refcount > 1 {
             // Version 2 headers keep a reference count other than 1 in a message.
             msgs.push((
-                Message::RefCount(h5_format::message::refcount::RefCount { count: o.refcount }),
+                Message::RefCount(h5_format::message::refcount::RefCount { count: refcount }),
                 0,
             ));
         }
@@ -403,9 +404,10 @@ impl FileWriter {
         let msgs = self.header_messages(id)?;
         let hl = self.msg_header_len();
         let v1 = self.v1();
-        let (addr, cap0, cont, refcount) = {
+        let refcount = self.refcount(id)?;
+        let (addr, cap0, cont) = {
             let o = self.object(id)?;
-            (o.addr, o.cap0, o.cont, o.refcount)
+            (o.addr, o.cap0, o.cont)
         };
         // Body capacity of chunk 0: what the reservation leaves after the prefix.
         let body0 = if v1 {
@@ -698,6 +700,26 @@ impl FileWriter {
     /// Whether the file is still open.
     pub fn is_open(&self) -> bool {
         self.file.is_some()
+    }
+
+    /// The object's reference count: its hard links, plus for a committed datatype every
+    /// dataset and attribute that shares it (as the reference library counts them).
+    fn refcount(&self, id: ObjId) -> Result<u32> {
+        let o = self.object(id)?;
+        let mut n = o.refcount;
+        if let Body::Datatype(_) = o.body {
+            for other in &self.objects {
+                if let Body::Dataset(d) = &other.body {
+                    n += u32::from(d.committed_type() == Some(id));
+                }
+                n += other
+                    .attrs
+                    .iter()
+                    .filter(|a| a.committed == Some(id))
+                    .count() as u32;
+            }
+        }
+        Ok(n)
     }
 
     /// Add a hard link count to an object (one more name links to it).
