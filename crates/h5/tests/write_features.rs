@@ -671,3 +671,73 @@ fn large_dataset_written_in_slabs() {
         }
     }
 }
+
+/// Like [`py`], with the file opened for writing.
+fn py_rw(path: &Path, body: &str) -> Option<String> {
+    let exe = h5_oracle::require("h5py", h5_oracle::h5py())?;
+    let script = format!(
+        "import sys, h5py, numpy as np\nf = h5py.File(sys.argv[1], 'r+')\n{body}\nf.close()\n"
+    );
+    let out = h5_oracle::run(&exe, &["-c", &script, path.to_str().unwrap()], b"")
+        .unwrap_or_else(|e| panic!("h5py failed on {}: {e}", path.display()));
+    Some(String::from_utf8(out).unwrap())
+}
+
+#[test]
+fn the_reference_library_can_modify_what_we_write() {
+    for format in FORMATS {
+        let p = tmp("modify", format);
+        let f = WritableFile::create_with(&p, format).unwrap();
+        let g = f.create_group("g").unwrap();
+        for i in 0..40 {
+            g.create_group(&format!("m{i:02}")).unwrap();
+            g.new_attr::<i32>()
+                .create(&format!("a{i:02}"))
+                .unwrap()
+                .write(&[i])
+                .unwrap();
+        }
+        let ext = f
+            .new_dataset::<i32>()
+            .shape(&[10])
+            .max_shape(&[None])
+            .chunk(&[4])
+            .create("ext")
+            .unwrap();
+        ext.write(&(0..10).collect::<Vec<i32>>()).unwrap();
+        let two = f
+            .new_dataset::<i32>()
+            .shape(&[2, 2])
+            .max_shape(&[None, None])
+            .chunk(&[1, 1])
+            .deflate(3)
+            .create("two")
+            .unwrap();
+        two.write(&[1, 2, 3, 4]).unwrap();
+        f.new_dataset::<i32>()
+            .shape(&[8])
+            .chunk(&[2])
+            .create("fixed")
+            .unwrap()
+            .write(&[0; 8])
+            .unwrap();
+        f.close().unwrap();
+        let script = "g = f['g']\ndel g['m05']\ng.create_group('new')\ndel g.attrs['a07']\n\
+                      g.attrs['b'] = 'x'\nfor i in range(40, 60): g.create_group('m%02d' % i)\n\
+                      e = f['ext']\ne.resize((30,))\ne[10:] = np.arange(100, 120)\n\
+                      t = f['two']\nt.resize((3, 3))\nt[2, 2] = 9\nf['fixed'][3] = 7";
+        if py_rw(&p, script).is_none() {
+            continue;
+        }
+        let check = "g = f['g']\nprint(len(g), 'm05' in g, 'new' in g, len(g.attrs), g.attrs['b'])\n\
+                     print(f['ext'][8:12].tolist(), f['two'][()].tolist(), f['fixed'][()].tolist())";
+        if let Some(out) = py(&p, check) {
+            assert_eq!(
+                out.trim(),
+                "60 False True 40 x\n[8, 9, 100, 101] [[1, 2, 0], [3, 4, 0], [0, 0, 9]] \
+                 [0, 0, 0, 7, 0, 0, 0, 0]"
+            );
+        }
+        assert!(dump(&p, &[]).is_some());
+    }
+}
