@@ -741,3 +741,39 @@ fn the_reference_library_can_modify_what_we_write() {
         assert!(dump(&p, &[]).is_some());
     }
 }
+
+#[test]
+fn dense_storage_beyond_one_heap_block() {
+    // Thousands of links and attributes: the fractal heaps need a root indirect block.
+    let p = tmp("dense-big", FileFormat::Latest);
+    let f = WritableFile::create_with(&p, FileFormat::Latest).unwrap();
+    let g = f.create_group("g").unwrap();
+    for i in 0..4000 {
+        g.link_soft(&format!("/target/number/{i}"), &format!("link{i:05}"))
+            .unwrap();
+    }
+    for i in 0..1500 {
+        g.new_attr::<u64>()
+            .create(&format!("attribute number {i}"))
+            .unwrap()
+            .write(&[i * 3])
+            .unwrap();
+    }
+    f.close().unwrap();
+    let script = "g = f['g']\nprint(len(g), g.get('link03999', getlink=True).path, len(g.attrs), \
+                  g.attrs['attribute number 1499'])";
+    if let Some(out) = py(&p, script) {
+        assert_eq!(out.trim(), "4000 /target/number/3999 1500 4497");
+    }
+    if py_rw(&p, "f['g'].create_group('more')\nf['g'].attrs['more'] = 1").is_some() {
+        if let Some(out) = py(&p, "print(len(f['g']), len(f['g'].attrs))") {
+            assert_eq!(out.trim(), "4001 1501");
+        }
+    }
+    if let Some(out) = dump(&p, &["-A", "-g", "/g"]) {
+        assert_contains(
+            &out,
+            &["SOFTLINK \"link02500\" {\nLINKTARGET \"/target/number/2500\""],
+        );
+    }
+}

@@ -75,7 +75,7 @@ impl FileWriter {
         id_len: u16,
     ) -> Result<(u64, Vec<Vec<u8>>)> {
         use h5_format::heap::fractal::{
-            DirectBlock, FractalHeapHeader, FLAG_CHECKSUM_DIRECT_BLOCKS,
+            DirectBlock, DirectEntry, FractalHeapHeader, IndirectBlock, FLAG_CHECKSUM_DIRECT_BLOCKS,
         };
         let sizes = self.sizes;
         let mut h = FractalHeapHeader {
@@ -113,15 +113,35 @@ impl FileWriter {
             .filter(|o| !is_huge(o))
             .map(|o| o.len() as u64)
             .sum();
-        let block = (overhead + total).next_power_of_two().max(512);
-        ensure!(
-            block <= FHEAP_MAX_DIRECT,
-            Unsupported,
-            "{total} bytes of dense storage need indirect fractal heap blocks, not written yet"
-        );
-        h.starting_block_size = block;
+        // One root direct block when everything fits, else a root indirect block of direct
+        // blocks (rows of 512-byte blocks doubling up to 64 KiB, four per row).
+        let single = overhead + total <= FHEAP_MAX_DIRECT;
+        h.starting_block_size = if single {
+            (overhead + total).next_power_of_two().max(512)
+        } else {
+            512
+        };
         let dt = h.doubling_table()?;
-        let mut data = Vec::with_capacity((block - overhead) as usize);
+        let width = dt.width;
+        // Direct blocks: (heap offset, size, bytes after the prefix).
+        let mut blocks: Vec<(u64, u64, Vec<u8>)> = Vec::new();
+        let mut row = 0u32;
+        let mut col = 0u64;
+        let new_block = |row: u32, col: u64| -> Result<(u64, u64, Vec<u8>)> {
+            let size = dt.row_block_size(row);
+            let base = dt.row_block_offset(row);
+            match (size, base) {
+                (Some(size), Some(base)) if row < dt.max_direct_rows => {
+                    Ok((base + col * size, size, Vec::new()))
+                }
+                _ => super::bail!(
+                    Unsupported,
+                    "{total} bytes of dense storage need nested indirect fractal heap blocks, \
+                     not written yet"
+                ),
+            }
+        };
+        blocks.push(new_block(0, 0)?);
         let mut ids = Vec::with_capacity(objects.len());
         let mut huge = Vec::new();
         for o in objects {
@@ -142,27 +162,42 @@ impl FileWriter {
                 ids.push(w.into_vec());
                 continue;
             }
-            let off = overhead + data.len() as u64;
+            let len = o.len() as u64;
+            loop {
+                let Some((_, size, data)) = blocks.last() else {
+                    super::bail!(Format, "no fractal heap block");
+                };
+                if overhead + data.len() as u64 + len <= *size {
+                    break;
+                }
+                col += 1;
+                if col == width {
+                    col = 0;
+                    row += 1;
+                }
+                blocks.push(new_block(row, col)?);
+            }
+            let Some((boff, _, data)) = blocks.last_mut() else {
+                super::bail!(Format, "no fractal heap block");
+            };
+            let off = *boff + overhead + data.len() as u64;
+            data.extend_from_slice(o);
             let mut id = vec![0u8; id_len as usize];
             let mut w = Writer::new(sizes);
             w.put_u8(0);
             w.put_uint(off, dt.heap_off_size);
-            w.put_uint(o.len() as u64, dt.heap_len_size);
+            w.put_uint(len, dt.heap_len_size);
             let b = w.as_slice();
             ensure!(b.len() <= id.len(), Format, "heap ID of {} bytes", b.len());
             id[..b.len()].copy_from_slice(b);
             ids.push(id);
-            data.extend_from_slice(o);
         }
-        data.resize((block - overhead) as usize, 0);
         let hsize = {
             let mut w = Writer::new(sizes);
             h.encode(&mut w);
             w.len() as u64
         };
         let haddr = self.alloc(hsize);
-        let baddr = self.alloc(block);
-        h.root_block = Addr(baddr);
         h.managed_objects = (objects.len() - huge.len()) as u64;
         if !huge.is_empty() {
             h.next_huge_id = huge.len() as u64;
@@ -177,19 +212,55 @@ impl FileWriter {
                 &huge,
             )?);
         }
-        h.managed_free_space = block - overhead - total;
-        h.managed_space = block;
-        h.allocated_managed_space = block;
-        h.direct_block_iterator_offset = block;
-        let mut w = Writer::new(sizes);
-        DirectBlock {
-            heap_header: Addr(haddr),
-            block_offset: 0,
-            checksummed: true,
-            data,
+        let mut addrs = Vec::with_capacity(blocks.len());
+        for (boff, size, mut data) in blocks {
+            h.managed_free_space += size - overhead - data.len() as u64;
+            h.allocated_managed_space += size;
+            h.direct_block_iterator_offset = boff + size;
+            data.resize((size - overhead) as usize, 0);
+            let at = self.alloc(size);
+            let mut w = Writer::new(sizes);
+            DirectBlock {
+                heap_header: Addr(haddr),
+                block_offset: boff,
+                checksummed: true,
+                data,
+            }
+            .encode(&mut w, &h);
+            self.put(at, w.as_slice())?;
+            addrs.push(Addr(at));
         }
-        .encode(&mut w, &h);
-        self.put(baddr, w.as_slice())?;
+        if single {
+            h.root_block = addrs.first().copied().unwrap_or(Addr::UNDEF);
+            h.managed_space = h.starting_block_size;
+        } else {
+            let nrows = row + 1;
+            let (k, n) = dt.indirect_entries(nrows);
+            let mut direct = vec![
+                DirectEntry {
+                    address: Addr::UNDEF,
+                    filtered: None,
+                };
+                k as usize
+            ];
+            for (slot, a) in direct.iter_mut().zip(&addrs) {
+                slot.address = *a;
+            }
+            let ib = IndirectBlock {
+                heap_header: Addr(haddr),
+                block_offset: 0,
+                nrows,
+                direct,
+                indirect: vec![Addr::UNDEF; n as usize],
+            };
+            let mut w = Writer::new(sizes);
+            ib.encode(&mut w, &h);
+            let at = self.alloc(w.len() as u64);
+            self.put(at, w.as_slice())?;
+            h.root_block = Addr(at);
+            h.current_root_rows = nrows as u16;
+            h.managed_space = dt.row_block_offset(nrows).unwrap_or(0);
+        }
         let mut w = Writer::new(sizes);
         h.encode(&mut w);
         self.put(haddr, w.as_slice())?;
