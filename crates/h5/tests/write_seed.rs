@@ -641,3 +641,64 @@ fn compounds_with_variable_length_members() {
         }
     }
 }
+
+#[test]
+fn h5diff_finds_no_difference_with_the_reference_librarys_files() {
+    // The same objects written by h5py (the reference library) and by us compare equal.
+    let Some(py) = h5_oracle::require("h5py", h5_oracle::h5py()) else {
+        return;
+    };
+    let Some(h5diff) = h5_oracle::require("h5diff", h5_oracle::tool("h5diff")) else {
+        return;
+    };
+    for format in FORMATS {
+        let ours = tmp("diff-ours", format);
+        let theirs = tmp("diff-theirs", format);
+        let f = WritableFile::create_with(&ours, format).unwrap();
+        f.new_dataset::<S1>()
+            .shape(&[3])
+            .create("s1")
+            .unwrap()
+            .write(&s1_data())
+            .unwrap();
+        let g = f.create_group("grp").unwrap();
+        g.new_dataset::<Color>()
+            .shape(&[3])
+            .create("colors")
+            .unwrap()
+            .write(&[Color::Blue, Color::Red, Color::Black])
+            .unwrap();
+        g.new_dataset::<VarLenAscii>()
+            .shape(&[2])
+            .create("strings")
+            .unwrap()
+            .write(&[
+                VarLenAscii::from_string("a".into()).unwrap(),
+                VarLenAscii::from_string("bc".into()).unwrap(),
+            ])
+            .unwrap();
+        g.new_attr::<f32>()
+            .shape(&[2])
+            .create("at")
+            .unwrap()
+            .write(&[1.5, -2.0])
+            .unwrap();
+        f.close().unwrap();
+        let script = "import sys, h5py, numpy as np\nf = h5py.File(sys.argv[1], 'w')\n\
+            t = np.dtype([('a_name', '<i4'), ('b_name', '<f4'), ('c_name', '<f8')])\n\
+            f['s1'] = np.array([(i, i * i, 1.0 / (i + 1)) for i in range(3)], dtype=t)\n\
+            e = h5py.enum_dtype({'RED': 0, 'GREEN': 1, 'BLUE': 2, 'WHITE': 3, 'BLACK': 4}, basetype='<i2')\n\
+            f.create_dataset('grp/colors', data=np.array([2, 0, 4], dtype='<i2'), dtype=e)\n\
+            f.create_dataset('grp/strings', data=[b'a', b'bc'], dtype=h5py.string_dtype('ascii'))\n\
+            f['grp'].attrs['at'] = np.array([1.5, -2.0], dtype='<f4')\nf.close()";
+        h5_oracle::run(&py, &["-c", script, theirs.to_str().unwrap()], b"").unwrap();
+        let out = h5_oracle::run(
+            &h5diff,
+            &["-r", ours.to_str().unwrap(), theirs.to_str().unwrap()],
+            b"",
+        )
+        .unwrap_or_else(|e| panic!("h5diff reports differences: {e}"));
+        let out = String::from_utf8(out).unwrap();
+        assert!(out.contains("0 differences found"), "{out}");
+    }
+}

@@ -87,9 +87,9 @@ pub(crate) struct Object {
 /// file; [`FileWriter::close`] flushes and reports the result; dropping a writer that was not
 /// closed flushes and prints any error to standard error (a destructor cannot return one).
 ///
-/// Not written yet: fractal heaps larger than one direct block (dense storage of more than
-/// about 64 KiB of link or attribute messages, huge objects excepted), filtered huge objects,
-/// shared object header messages, creation-order tracking.
+/// Not written yet: fractal heaps beyond one root indirect block of direct blocks (dense
+/// storage of more than about 512 KiB of link or attribute messages, huge objects excepted),
+/// filtered huge objects, shared object header messages, creation-order tracking.
 #[derive(Debug)]
 pub struct FileWriter {
     file: Option<fs::File>,
@@ -376,6 +376,20 @@ impl FileWriter {
                 ));
             }
             _ => {
+                if !v1 && !o.attrs.is_empty() {
+                    // Version 2 headers count their attributes through the Attribute Info
+                    // message (the reference library's H5O__attr_count_real): it must be
+                    // there, with undefined dense storage, for compact attributes too.
+                    msgs.push((
+                        Message::AttributeInfo(h5_format::message::attribute_info::AttributeInfo {
+                            max_creation_index: None,
+                            fractal_heap_address: Addr::UNDEF,
+                            name_btree_address: Addr::UNDEF,
+                            creation_order_btree_address: None,
+                        }),
+                        0,
+                    ));
+                }
                 for a in &o.attrs {
                     msgs.push((Message::Attribute(a.message(self)?), 0));
                 }
