@@ -777,3 +777,53 @@ fn dense_storage_beyond_one_heap_block() {
         );
     }
 }
+
+#[test]
+fn libhdf5_1_10_object_api_counts_what_we_wrote() {
+    for format in FORMATS {
+        let p = tmp("walk", format);
+        let f = WritableFile::create_with(&p, format).unwrap();
+        let g = f.create_group("g").unwrap();
+        for i in 0..12 {
+            g.create_group(&format!("c{i:02}")).unwrap();
+        }
+        g.new_attr::<u8>().create("one").unwrap();
+        let d = f.new_dataset::<f32>().shape(&[2, 3]).create("d").unwrap();
+        for i in 0..10 {
+            d.new_attr::<u8>().create(&format!("a{i}")).unwrap();
+        }
+        f.link_hard("d", "g/d_again").unwrap();
+        let t = f.commit_datatype("t", &u16::h5_type()).unwrap();
+        f.new_dataset::<u16>()
+            .committed(&t)
+            .shape(&[4])
+            .create("typed")
+            .unwrap();
+        f.close().unwrap();
+        let Some(out) = h5_oracle::require(
+            "write_walk",
+            h5_oracle::run_c("write_walk", &[p.to_str().unwrap()], b""),
+        ) else {
+            return;
+        };
+        let out = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[0], ". group rc=1 attrs=0 links=4", "{out}");
+        assert!(
+            lines.contains(
+                &"d dataset rc=2 attrs=10 npoints=6 @a0 @a1 @a2 @a3 @a4 @a5 @a6 @a7 @a8 @a9"
+            ),
+            "{out}"
+        );
+        assert!(
+            lines.contains(&"g group rc=1 attrs=1 links=13 @one"),
+            "{out}"
+        );
+        assert!(lines.contains(&"g/c11 group rc=1 attrs=0 links=0"), "{out}");
+        assert!(lines.contains(&"t datatype rc=2 attrs=0"), "{out}");
+        assert!(
+            lines.contains(&"typed dataset rc=1 attrs=0 npoints=4"),
+            "{out}"
+        );
+    }
+}
