@@ -117,6 +117,7 @@ impl FileWriter {
             "{}: attribute {name:?} already exists",
             o.path
         );
+        o.attrs_dirty = true;
         o.attrs.push(Attr {
             name: name.to_owned(),
             datatype,
@@ -159,7 +160,9 @@ impl FileWriter {
         let file = a.datatype.clone();
         let mut data = a.data.clone();
         self.convert_to_file(mem, &file, image, heap, &mut data, n)?;
-        self.object_mut(obj)?.attrs[i].data = data;
+        let o = self.object_mut(obj)?;
+        o.attrs[i].data = data;
+        o.attrs_dirty = true;
         Ok(())
     }
 

@@ -76,6 +76,8 @@ pub(crate) struct Object {
     /// Dense attribute storage (latest format, more than [`MAX_COMPACT_ATTRS`] attributes):
     /// fractal heap and name index addresses, rebuilt at each flush.
     pub(crate) dense_attrs: Option<(u64, u64)>,
+    /// Whether attributes changed since dense storage was last written.
+    pub(crate) attrs_dirty: bool,
     pub(crate) body: Body,
 }
 
@@ -292,6 +294,7 @@ impl FileWriter {
             attrs: Vec::new(),
             path,
             dense_attrs: None,
+            attrs_dirty: true,
             body,
         });
         let msgs = match self.header_messages(id) {
@@ -601,6 +604,9 @@ impl FileWriter {
             self.object_mut(id)?.dense_attrs = None;
             return Ok(());
         }
+        if o.dense_attrs.is_some() && !o.attrs_dirty {
+            return Ok(());
+        }
         let mut objects = Vec::with_capacity(o.attrs.len());
         let mut names = Vec::with_capacity(o.attrs.len());
         for a in &o.attrs {
@@ -636,7 +642,9 @@ impl FileWriter {
             },
             &recs,
         )?;
-        self.object_mut(id)?.dense_attrs = Some((heap, btree));
+        let o = self.object_mut(id)?;
+        o.dense_attrs = Some((heap, btree));
+        o.attrs_dirty = false;
         Ok(())
     }
 

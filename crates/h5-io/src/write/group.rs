@@ -187,6 +187,9 @@ impl Group {
             self.dense = None;
             return Ok(());
         }
+        if self.dense.is_some() && !self.dirty {
+            return Ok(());
+        }
         let msgs = self.link_messages(w)?;
         let objects: Vec<Vec<u8>> = msgs.iter().map(|m| m.to_bytes(w.sizes)).collect();
         let (heap, ids) = w.write_fractal_heap(&objects, 7)?;
@@ -210,6 +213,7 @@ impl Group {
             &recs,
         )?;
         self.dense = Some((heap, btree));
+        self.dirty = false;
         Ok(())
     }
 
