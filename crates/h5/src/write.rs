@@ -242,6 +242,11 @@ impl GroupWriter {
     pub fn new_attr<T: H5Type>(&self) -> AttrBuilder<T> {
         AttrBuilder::new(self.loc.clone())
     }
+
+    /// An existing attribute of this group, to write values of `T` to.
+    pub fn attr<T: H5Type>(&self, name: &str) -> WriteResult<AttrWriter<T>> {
+        AttrWriter::open(&self.loc, name)
+    }
 }
 
 /// A committed datatype of a file being written.
@@ -584,6 +589,16 @@ impl DatasetWriter {
     pub fn new_attr<T: H5Type>(&self) -> AttrBuilder<T> {
         AttrBuilder::new(self.loc.clone())
     }
+
+    /// An existing attribute of this dataset, to write values of `T` to.
+    pub fn attr<T: H5Type>(&self, name: &str) -> WriteResult<AttrWriter<T>> {
+        AttrWriter::open(&self.loc, name)
+    }
+
+    /// The names of the dataset's attributes, in creation order.
+    pub fn attr_names(&self) -> WriteResult<Vec<String>> {
+        self.loc.with(|w, id| w.attribute_names(id))
+    }
 }
 
 /// Builds an attribute.
@@ -662,6 +677,21 @@ pub struct AttrWriter<T> {
 }
 
 impl<T: H5Type> AttrWriter<T> {
+    fn open(loc: &Loc, name: &str) -> WriteResult<Self> {
+        let exists = loc.with(|w, id| Ok(w.attribute_names(id)?.iter().any(|n| n == name)))?;
+        if !exists {
+            return Err(WriteError::new(
+                ErrorKind::NotFound,
+                format!("no attribute {name:?}"),
+            ));
+        }
+        Ok(AttrWriter {
+            loc: loc.clone(),
+            name: name.to_owned(),
+            _t: PhantomData,
+        })
+    }
+
     /// Write all values.
     pub fn write(&self, data: &[T]) -> WriteResult<()> {
         let (img, heap) = encode_slice(data)?;

@@ -521,6 +521,14 @@ fn many_attributes_dense_or_in_continuation_chunks() {
                 .write(&[i as f32 / 2.0])
                 .unwrap();
         }
+        // Rewritten through a reopened handle, converted from u8 (a short buffer is refused).
+        d.attr::<u8>("attr03").unwrap().write(&[1, 2]).unwrap_err();
+        d.attr::<u8>("attr03")
+            .unwrap()
+            .write(&[30, 31, 32])
+            .unwrap();
+        assert!(d.attr::<u8>("missing").is_err());
+        assert_eq!(d.attr_names().unwrap().len(), 30);
         // A bigger one (4000 bytes).
         d.new_attr::<u64>()
             .shape(&[500])
@@ -529,12 +537,12 @@ fn many_attributes_dense_or_in_continuation_chunks() {
             .write(&(0..500u64).collect::<Vec<_>>())
             .unwrap();
         f.close().unwrap();
-        let script = "a = f['d'].attrs\nprint(len(a), sorted(a)[:2], a['attr17'].tolist(), int(a['big'].sum()))\n\
+        let script = "a = f['d'].attrs\nprint(len(a), sorted(a)[:2], a['attr17'].tolist(), int(a['big'].sum()), a['attr03'].tolist())\n\
                       b = f['g'].attrs\nprint(len(b), b['x29'], sorted(b.keys(), key=lambda k: int(k[1:]))[-1])";
         if let Some(out) = py(&p, script) {
             assert_eq!(
                 out.trim(),
-                "31 ['attr00', 'attr01'] [17, 18, 19] 124750\n30 14.5 x29"
+                "31 ['attr00', 'attr01'] [17, 18, 19] 124750 [30, 31, 32]\n30 14.5 x29"
             );
         }
         if let Some(out) = dump(&p, &["-a", "/d/attr29"]) {
