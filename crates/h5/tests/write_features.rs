@@ -835,3 +835,77 @@ fn libhdf5_1_10_object_api_counts_what_we_wrote() {
         );
     }
 }
+
+#[test]
+fn h5repack_copies_our_files_and_h5diff_finds_them_equal() {
+    let (Some(repack), Some(h5diff)) = (
+        h5_oracle::require("h5repack", h5_oracle::tool("h5repack")),
+        h5_oracle::require("h5diff", h5_oracle::tool("h5diff")),
+    ) else {
+        return;
+    };
+    for format in FORMATS {
+        let p = tmp("repack-src", format);
+        let out = tmp("repack-out", format);
+        let f = WritableFile::create_with(&p, format).unwrap();
+        let g = f.create_group("a/b").unwrap();
+        for i in 0..12 {
+            g.new_attr::<i32>()
+                .create(&format!("attr{i}"))
+                .unwrap()
+                .write(&[i])
+                .unwrap();
+        }
+        let d = g
+            .new_dataset::<Pair>()
+            .shape(&[5])
+            .max_shape(&[None])
+            .chunk(&[2])
+            .deflate(5)
+            .create("pairs")
+            .unwrap();
+        d.write(
+            &(0..5)
+                .map(|i| Pair { a: i, b: i as f32 })
+                .collect::<Vec<_>>(),
+        )
+        .unwrap();
+        let v = f
+            .new_dataset::<h5::types::h5type::VarLenArray<i16>>()
+            .shape(&[3])
+            .create("vl")
+            .unwrap();
+        let vl: Vec<h5::types::h5type::VarLenArray<i16>> =
+            vec![vec![1i16].into(), Vec::new().into(), vec![2i16, 3].into()];
+        v.write(&vl).unwrap();
+        f.new_dataset::<u8>()
+            .shape(&[4, 4])
+            .compact()
+            .create("small")
+            .unwrap()
+            .write(&[7u8; 16])
+            .unwrap();
+        f.link_soft("/a/b/pairs", "soft").unwrap();
+        f.close().unwrap();
+        let args = |extra: &[&'static str]| {
+            let mut v: Vec<String> = extra.iter().map(|s| (*s).to_owned()).collect();
+            v.push(p.to_str().unwrap().to_owned());
+            v.push(out.to_str().unwrap().to_owned());
+            v
+        };
+        let a = args(if format == FileFormat::Latest {
+            &["-L"]
+        } else {
+            &[]
+        });
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        h5_oracle::run(&repack, &a, b"").unwrap_or_else(|e| panic!("h5repack: {e}"));
+        // h5diff exits 0 only when it finds no difference.
+        h5_oracle::run(
+            &h5diff,
+            &["-r", p.to_str().unwrap(), out.to_str().unwrap()],
+            b"",
+        )
+        .unwrap_or_else(|e| panic!("h5diff finds differences after h5repack: {e}"));
+    }
+}
