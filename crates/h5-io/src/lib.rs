@@ -28,3 +28,4 @@ pub use file::{File, OpenOptions};
 pub use group::{Group, Location, NamedDatatype, Node};
 pub use link::{Link, LinkStorage, LinkTarget};
 pub use object::ObjectKind;
+pub mod write;

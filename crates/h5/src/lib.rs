@@ -11,6 +11,12 @@ pub use h5_io as io;
 pub use h5_types as types;
 pub use h5_types::{Datatype, Error, ErrorKind, Result};
 
+pub mod write;
+pub use write::{
+    AttrBuilder, AttrWriter, CommittedType, DatasetBuilder, DatasetWriter, FileFormat, GroupWriter,
+    WritableFile, WriteError, WriteResult,
+};
+
 /// `#[derive(H5Type)]` and the trait it implements: `use h5::H5Type;` brings both.
 ///
 /// ```

@@ -1,0 +1,198 @@
+//! Writing HDF5 files: an in-memory model of a file's objects, serialized with h5-format's
+//! encoders.
+//!
+//! Every object header gets its address when the object is created and keeps it (so object
+//! references can be taken at once). Metadata (the superblock, headers, heaps, B-trees, chunk
+//! indexes) lives in memory as blocks and is written at each [`FileWriter::flush`]; raw data
+//! (contiguous storage, chunks) goes to the file as it is written and is not kept in memory.
+//! Heaps, B-trees and symbol table nodes are rebuilt at a flush when they changed, reusing
+//! their space when they fit and otherwise placed at the end of the file. Nothing is freed:
+//! space of structures that moved stays unused (no free-space manager). After every flush the
+//! file on disk is complete and consistent; between flushes its metadata is the previous
+//! flush's.
+//!
+//! Two formats: [`FileFormat::Compatible`] (superblock version 0, version 1 object headers,
+//! symbol-table groups, version 3 layouts with version 1 B-tree chunk indexes; readable by the
+//! reference library 1.8 and later) and [`FileFormat::Latest`] (superblock version 2, version 2
+//! object headers, link messages or dense link storage, version 3 attribute messages or dense
+//! attribute storage, version 4 layouts with the single-chunk, implicit, fixed array,
+//! extensible array and version 2 B-tree chunk indexes chosen as the reference library
+//! chooses them; readable by 1.10 and later).
+//!
+//! The API works with object ids ([`ObjId`]); the `h5` crate wraps them in handles.
+
+mod attribute;
+mod btree2;
+mod chunk_index;
+mod dataset;
+mod file;
+mod group;
+mod heap;
+mod reference;
+mod value;
+
+pub use dataset::{AllocTime, DatasetSpec, FillTime, StorageSpec};
+pub use file::{FileFormat, FileWriter, ObjId, ObjectKind};
+pub use group::LinkSpec;
+
+use std::fmt;
+
+/// What went wrong while writing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// An operating-system I/O error.
+    Io,
+    /// A name or path does not exist.
+    NotFound,
+    /// A name already exists.
+    AlreadyExists,
+    /// An argument is not valid (bad path, shape, selection, type...).
+    InvalidArgument,
+    /// Data does not have the size or shape the operation needs.
+    BufferSize,
+    /// A datatype conversion failed.
+    Conversion,
+    /// A filter failed.
+    Filter,
+    /// A structure would exceed what the format or the chosen format version can store.
+    LimitExceeded,
+    /// The operation is not supported (by the format chosen, or not yet by this writer).
+    Unsupported,
+    /// An encoder of h5-format failed.
+    Format,
+    /// The writer was closed after an earlier failure.
+    Closed,
+}
+
+impl ErrorKind {
+    fn describe(self) -> &'static str {
+        match self {
+            ErrorKind::Io => "i/o error",
+            ErrorKind::NotFound => "not found",
+            ErrorKind::AlreadyExists => "already exists",
+            ErrorKind::InvalidArgument => "invalid argument",
+            ErrorKind::BufferSize => "buffer size",
+            ErrorKind::Conversion => "conversion failed",
+            ErrorKind::Filter => "filter failed",
+            ErrorKind::LimitExceeded => "limit exceeded",
+            ErrorKind::Unsupported => "unsupported",
+            ErrorKind::Format => "format error",
+            ErrorKind::Closed => "closed",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Inner {
+    kind: ErrorKind,
+    path: Option<String>,
+    message: String,
+}
+
+/// An error of the writer: a kind, the object path it concerns (when known) and a message.
+#[derive(Debug, Clone)]
+pub struct Error(Box<Inner>);
+
+/// The writer's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// A new error.
+    #[cold]
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Error(Box::new(Inner {
+            kind,
+            path: None,
+            message: message.into(),
+        }))
+    }
+
+    /// The same error, naming the object path it concerns (kept if already set).
+    #[cold]
+    #[must_use]
+    pub fn at_path(mut self, path: &str) -> Self {
+        if self.0.path.is_none() {
+            self.0.path = Some(path.to_owned());
+        }
+        self
+    }
+
+    /// The kind.
+    pub fn kind(&self) -> ErrorKind {
+        self.0.kind
+    }
+
+    /// The object path, when known.
+    pub fn path(&self) -> Option<&str> {
+        self.0.path.as_deref()
+    }
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        &self.0.message
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(p) = &self.0.path {
+            write!(f, "{p}: ")?;
+        }
+        write!(f, "{}: {}", self.0.kind.describe(), self.0.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::new(ErrorKind::Io, e.to_string())
+    }
+}
+
+impl From<h5_format::Error> for Error {
+    fn from(e: h5_format::Error) -> Self {
+        Error::new(ErrorKind::Format, e.to_string())
+    }
+}
+
+impl From<h5_types::Error> for Error {
+    fn from(e: h5_types::Error) -> Self {
+        let kind = match e.kind() {
+            h5_types::ErrorKind::BufferSize => ErrorKind::BufferSize,
+            h5_types::ErrorKind::NotFound => ErrorKind::NotFound,
+            _ => ErrorKind::Conversion,
+        };
+        Error::new(kind, e.to_string())
+    }
+}
+
+impl From<crate::filter::Error> for Error {
+    fn from(e: crate::filter::Error) -> Self {
+        Error::new(ErrorKind::Filter, e.to_string())
+    }
+}
+
+impl From<crate::selection::Error> for Error {
+    fn from(e: crate::selection::Error) -> Self {
+        Error::new(ErrorKind::InvalidArgument, e.to_string())
+    }
+}
+
+macro_rules! bail {
+    ($kind:ident, $($arg:tt)*) => {
+        return Err($crate::write::Error::new($crate::write::ErrorKind::$kind, format!($($arg)*)))
+    };
+}
+macro_rules! ensure {
+    ($cond:expr, $kind:ident, $($arg:tt)*) => {
+        if !$cond {
+            $crate::write::bail!($kind, $($arg)*);
+        }
+    };
+}
+pub(crate) use {bail, ensure};
+
+#[cfg(test)]
+mod tests;

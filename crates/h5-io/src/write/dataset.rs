@@ -1,0 +1,1279 @@
+//! Datasets: compact, contiguous and chunked storage, filters, fill values, allocation
+//! times, writes by selection, resize, and committed datatypes.
+
+use std::collections::BTreeMap;
+
+use h5_format::btree::v1::{self as btree, ChunkKey, Keys, NodeType};
+use h5_format::btree::v2::Record;
+use h5_format::chunk_index::btree_v2::{self as bt2_chunk, ChunkRecord};
+use h5_format::chunk_index::fixed_array::{FixedArrayDataBlock, FixedArrayHeader};
+use h5_format::chunk_index::{self as ci, BlockElements, ChunkElement};
+use h5_format::message::datatype::DatatypeMessage;
+use h5_format::message::fill_value::FillValue as FillMsg;
+use h5_format::message::filter_pipeline::{self as fp, FilterPipeline};
+use h5_format::message::layout::{ChunkIndex, Layout, LayoutClass};
+use h5_format::message::{Message, MessageFlags};
+use h5_format::{Addr, Writer};
+use h5_types::h5type::VarLenHeap;
+use h5_types::Datatype;
+
+use super::attribute::{dataspace_message, npoints};
+use super::btree2::Btree2Params;
+use super::chunk_index as ea;
+use super::file::{Body, FileFormat, FileWriter, ObjId, CHUNK_K};
+use super::group::{btree_levels, build_btree};
+use super::value::{disk_type, file_size};
+use super::{bail, ensure, Error, ErrorKind, Result};
+use crate::filter::{self, ChunkInfo, Filter};
+use crate::selection::{Dataspace, Selection, UNLIMITED};
+
+/// How a dataset's raw data is stored.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum StorageSpec {
+    /// One block in the file, allocated when first written (or at creation with
+    /// [`AllocTime::Early`]).
+    Contiguous,
+    /// In the object header (at most 64 KiB).
+    Compact,
+    /// Chunks of these dimensions, found through a chunk index.
+    Chunked(Vec<u64>),
+}
+
+/// When space for raw data is allocated (`H5Pset_alloc_time`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum AllocTime {
+    /// The storage's default: late for contiguous, incremental for chunked, early for
+    /// compact.
+    #[default]
+    Default,
+    /// At creation.
+    Early,
+    /// At the first write.
+    Late,
+    /// Chunk by chunk, as written.
+    Incremental,
+}
+
+/// When fill values are written into newly allocated space (`H5Pset_fill_time`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum FillTime {
+    /// Only when a fill value was set.
+    #[default]
+    IfSet,
+    /// Always.
+    Alloc,
+    /// Never (the space holds whatever was there: zeros here).
+    Never,
+}
+
+/// Everything a new dataset needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DatasetSpec {
+    /// The datatype in the file.
+    pub datatype: Datatype,
+    /// A committed datatype to use (and share) instead of `datatype`.
+    pub committed: Option<ObjId>,
+    /// The extent.
+    pub space: Dataspace,
+    /// The storage layout.
+    pub storage: StorageSpec,
+    /// The filter pipeline (chunked storage only), before the filters' `set_local`.
+    pub filters: Vec<Filter>,
+    /// The fill value: one element in the file datatype's representation.
+    pub fill_value: Option<Vec<u8>>,
+    /// When space is allocated.
+    pub alloc_time: AllocTime,
+    /// When fill values are written.
+    pub fill_time: FillTime,
+}
+
+impl DatasetSpec {
+    /// A contiguous dataset of `datatype` and extent `space`, without filters or fill value.
+    pub fn new(datatype: Datatype, space: Dataspace) -> Self {
+        DatasetSpec {
+            datatype,
+            committed: None,
+            space,
+            storage: StorageSpec::Contiguous,
+            filters: Vec::new(),
+            fill_value: None,
+            alloc_time: AllocTime::Default,
+            fill_time: FillTime::IfSet,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct ChunkLoc {
+    addr: u64,
+    size: u64,
+    cap: u64,
+    mask: u32,
+}
+
+/// Which chunk index a chunked dataset uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum IndexKind {
+    /// Version 1 B-tree (layout version 3; the compatible format).
+    BTreeV1,
+    /// One chunk, its address in the layout message.
+    Single,
+    /// Fixed array (no unlimited dimension).
+    FixedArray,
+    /// Implicit: every chunk allocated at creation, in one block in chunk order (no
+    /// filters, no unlimited dimension, early allocation).
+    Implicit,
+    /// Extensible array (exactly one unlimited dimension, the given one).
+    ExtArray(usize),
+    /// Version 2 B-tree (more than one unlimited dimension).
+    BTreeV2,
+}
+
+#[derive(Debug)]
+enum Storage {
+    Compact(Vec<u8>),
+    Contiguous(Option<u64>),
+    Chunked {
+        index: IndexKind,
+        dims: Vec<u64>,
+        chunks: BTreeMap<Vec<u64>, ChunkLoc>,
+        root: Option<u64>,
+        block: (u64, u64),
+        dirty: bool,
+    },
+}
+
+/// A dataset's state.
+#[derive(Debug)]
+pub(crate) struct Dataset {
+    datatype: Datatype,
+    committed: Option<ObjId>,
+    space: Dataspace,
+    storage: Storage,
+    filters: Vec<Filter>,
+    fill: Option<Vec<u8>>,
+    alloc_time: u8,
+    fill_time: FillTime,
+}
+
+/// Page bits of fixed array indexes (the reference library's default).
+const FA_PAGE_BITS: u8 = 10;
+/// Node size of version 2 B-tree chunk indexes (the reference library's default).
+const BT2_NODE_SIZE: u32 = 512;
+
+const ALLOC_EARLY: u8 = 1;
+const ALLOC_LATE: u8 = 2;
+const ALLOC_INCR: u8 = 3;
+
+impl Dataset {
+    /// The committed datatype the dataset shares, if any.
+    pub(crate) fn committed_type(&self) -> Option<ObjId> {
+        self.committed
+    }
+
+    fn elem(&self) -> usize {
+        file_size(&self.datatype)
+    }
+
+    /// The bytes a newly allocated element holds.
+    fn fill_element(&self) -> Vec<u8> {
+        match (&self.fill, self.fill_time) {
+            (_, FillTime::Never) => vec![0; self.elem()],
+            (Some(f), _) => f.clone(),
+            (None, _) => vec![0; self.elem()],
+        }
+    }
+
+    fn filled(&self, n: usize) -> Vec<u8> {
+        let e = self.fill_element();
+        if e.iter().all(|&b| b == 0) {
+            return vec![0; n * self.elem()];
+        }
+        let mut out = Vec::with_capacity(n * e.len());
+        for _ in 0..n {
+            out.extend_from_slice(&e);
+        }
+        out
+    }
+
+    fn dims(&self) -> Vec<u64> {
+        match &self.space {
+            Dataspace::Simple { dims, .. } => dims.clone(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn chunk_elems(dims: &[u64]) -> usize {
+        dims.iter().product::<u64>() as usize
+    }
+
+    /// The header messages.
+    pub(crate) fn messages(&self, w: &FileWriter) -> Result<Vec<(Message, u8)>> {
+        let latest = w.format == FileFormat::Latest;
+        let mut out = Vec::new();
+        out.push((
+            Message::Dataspace(dataspace_message(&self.space, w.format)),
+            0,
+        ));
+        let dt = match self.committed {
+            Some(c) => w.shared_type_message(c)?,
+            None => Message::Datatype(DatatypeMessage::new(self.datatype.clone())),
+        };
+        out.push((dt, MessageFlags::CONSTANT));
+        let fill_time = match self.fill_time {
+            FillTime::Alloc => 0,
+            FillTime::Never => 1,
+            FillTime::IfSet => 2,
+        };
+        out.push((
+            Message::FillValue(FillMsg {
+                version: if latest { 3 } else { 2 },
+                alloc_time: self.alloc_time,
+                fill_time,
+                defined: true,
+                value: self.fill.clone(),
+            }),
+            MessageFlags::CONSTANT,
+        ));
+        if !self.filters.is_empty() {
+            out.push((
+                Message::FilterPipeline(FilterPipeline {
+                    version: if latest { 2 } else { 1 },
+                    filters: self
+                        .filters
+                        .iter()
+                        .map(|f| fp::Filter {
+                            id: fp::FilterId(f.id.0),
+                            flags: f.flags,
+                            name: f.id.name().map(|n| n.as_bytes().to_vec()),
+                            client_data: f.client_data.clone(),
+                        })
+                        .collect(),
+                }),
+                MessageFlags::CONSTANT,
+            ));
+        }
+        let class = match &self.storage {
+            Storage::Compact(data) => LayoutClass::Compact {
+                dims: Vec::new(),
+                data: data.clone(),
+            },
+            Storage::Contiguous(addr) => LayoutClass::Contiguous {
+                address: addr.map_or(Addr::UNDEF, Addr),
+                size: Some(npoints(&self.space) * self.elem() as u64),
+                dims: Vec::new(),
+            },
+            Storage::Chunked {
+                dims,
+                root,
+                index,
+                chunks,
+                ..
+            } => {
+                let mut d = dims.clone();
+                d.push(self.elem() as u64);
+                let filtered = !self.filters.is_empty();
+                let index = match index {
+                    IndexKind::BTreeV1 => None,
+                    IndexKind::Single => Some(ChunkIndex::SingleChunk {
+                        filtered: filtered
+                            .then(|| chunks.values().next().map_or((0, 0), |l| (l.size, l.mask))),
+                    }),
+                    IndexKind::Implicit => Some(ChunkIndex::Implicit),
+                    IndexKind::FixedArray => Some(ChunkIndex::FixedArray {
+                        page_bits: FA_PAGE_BITS,
+                    }),
+                    IndexKind::ExtArray(_) => Some(ChunkIndex::ExtensibleArray {
+                        max_bits: ea::EA_MAX_BITS,
+                        index_elements: ea::EA_INDEX_ELEMENTS,
+                        min_pointers: ea::EA_MIN_POINTERS,
+                        min_elements: ea::EA_MIN_ELEMENTS,
+                        page_bits: ea::EA_PAGE_BITS,
+                    }),
+                    IndexKind::BTreeV2 => Some(ChunkIndex::BTreeV2 {
+                        node_size: BT2_NODE_SIZE,
+                        split_percent: 100,
+                        merge_percent: 40,
+                    }),
+                };
+                LayoutClass::Chunked {
+                    flags: 0,
+                    dims: d,
+                    index,
+                    address: root.map_or(Addr::UNDEF, Addr),
+                    dim_size_bytes: 1,
+                }
+            }
+        };
+        let version = match &class {
+            LayoutClass::Chunked { index: Some(_), .. } => 4,
+            _ => 3,
+        };
+        out.push((Message::Layout(Layout { version, class }), 0));
+        Ok(out)
+    }
+
+    /// Rebuild the chunk index when chunks changed.
+    pub(crate) fn prepare(&mut self, w: &mut FileWriter) -> Result<()> {
+        let elem = self.elem() as u64;
+        let filters = !self.filters.is_empty();
+        let space_dims = self.dims();
+        let space_max = match &self.space {
+            Dataspace::Simple { maxdims, .. } => maxdims.clone(),
+            _ => Vec::new(),
+        };
+        let Storage::Chunked {
+            index,
+            dims,
+            chunks,
+            root,
+            block,
+            dirty,
+        } = &mut self.storage
+        else {
+            return Ok(());
+        };
+        if !*dirty {
+            return Ok(());
+        }
+        *dirty = false;
+        if chunks.is_empty() {
+            *root = None;
+            return Ok(());
+        }
+        let chunk_bytes = elem * dims.iter().product::<u64>();
+        match *index {
+            IndexKind::BTreeV1 => {}
+            IndexKind::Single => {
+                *root = chunks.values().next().map(|l| l.addr);
+                return Ok(());
+            }
+            IndexKind::Implicit => return Ok(()),
+            IndexKind::FixedArray => {
+                *root = Some(write_fixed_array(
+                    w,
+                    &space_dims,
+                    dims,
+                    chunks,
+                    filters,
+                    chunk_bytes,
+                    block,
+                )?);
+                return Ok(());
+            }
+            IndexKind::ExtArray(unlim) => {
+                let max_chunks: Vec<u64> = space_max
+                    .iter()
+                    .zip(dims.iter())
+                    .map(|(&m, &c)| if m == UNLIMITED { 1 } else { m.div_ceil(c) })
+                    .collect();
+                let mut elements = BTreeMap::new();
+                for (c, l) in chunks.iter() {
+                    let e = if filters {
+                        ChunkElement::Filtered {
+                            address: Addr(l.addr),
+                            chunk_size: l.size,
+                            filter_mask: l.mask,
+                        }
+                    } else {
+                        ChunkElement::Chunk(Addr(l.addr))
+                    };
+                    elements.insert(ea::ea_index(c, &max_chunks, unlim), e);
+                }
+                let undefined = if filters {
+                    ChunkElement::Filtered {
+                        address: Addr::UNDEF,
+                        chunk_size: 0,
+                        filter_mask: 0,
+                    }
+                } else {
+                    ChunkElement::Chunk(Addr::UNDEF)
+                };
+                let client = if filters {
+                    ci::CLIENT_FILTERED_CHUNK
+                } else {
+                    ci::CLIENT_CHUNK
+                };
+                let esize = ci::element_size(w.sizes, filters, chunk_bytes);
+                *root = Some(w.write_extensible_array(client, esize, &elements, undefined)?);
+                return Ok(());
+            }
+            IndexKind::BTreeV2 => {
+                let rank = dims.len();
+                let records: Vec<Record> = chunks
+                    .iter()
+                    .map(|(c, l)| {
+                        ChunkRecord {
+                            address: Addr(l.addr),
+                            filtered: filters.then_some((l.size, l.mask)),
+                            scaled: c.clone(),
+                        }
+                        .to_record(chunk_bytes)
+                    })
+                    .collect();
+                let params = Btree2Params {
+                    record_type: if filters {
+                        bt2_chunk::RECORD_FILTERED_CHUNK
+                    } else {
+                        bt2_chunk::RECORD_CHUNK
+                    },
+                    node_size: BT2_NODE_SIZE,
+                    record_size: bt2_chunk::record_size(w.sizes, rank, filters, chunk_bytes) as u16,
+                    split_percent: 100,
+                    merge_percent: 40,
+                };
+                *root = Some(w.write_btree2(&params, &records)?);
+                return Ok(());
+            }
+        }
+        let rank = dims.len();
+        let node_size = btree::node_size(w.sizes, NodeType::Chunk, rank, CHUNK_K) as u64;
+        let levels = btree_levels(chunks.len(), CHUNK_K);
+        let total = node_size * levels.iter().sum::<usize>() as u64;
+        if total > block.1 {
+            *block = (w.alloc(total), total);
+        }
+        let key = |scaled: &[u64], size: u64, mask: u32| {
+            let mut offsets: Vec<u64> =
+                scaled.iter().zip(dims.iter()).map(|(s, d)| s * d).collect();
+            offsets.push(0);
+            ChunkKey {
+                chunk_size: size as u32,
+                filter_mask: mask,
+                offsets,
+            }
+        };
+        let children: Vec<(ChunkKey, Addr)> = chunks
+            .iter()
+            .map(|(c, l)| (key(c, l.size, l.mask), Addr(l.addr)))
+            .collect();
+        let last = match chunks.keys().next_back() {
+            Some(c) => {
+                let next: Vec<u64> = c.iter().map(|s| s + 1).collect();
+                key(&next, 0, 0)
+            }
+            None => bail!(Format, "no chunks"),
+        };
+        let _ = elem;
+        let (r, bytes) = build_btree(
+            w.sizes,
+            block.0,
+            &levels,
+            node_size,
+            CHUNK_K,
+            children,
+            last,
+            Keys::Chunk,
+        );
+        w.put(block.0, &bytes)?;
+        *root = Some(r);
+        Ok(())
+    }
+}
+
+impl FileWriter {
+    fn dataset(&self, id: ObjId) -> Result<&Dataset> {
+        let o = self.object(id)?;
+        match &o.body {
+            Body::Dataset(d) => Ok(d),
+            _ => bail!(InvalidArgument, "{} is not a dataset", o.path),
+        }
+    }
+
+    /// The type of a committed datatype.
+    pub fn committed_type(&self, id: ObjId) -> Result<&Datatype> {
+        let o = self.object(id)?;
+        match &o.body {
+            Body::Datatype(t) => Ok(t),
+            _ => bail!(InvalidArgument, "{} is not a committed datatype", o.path),
+        }
+    }
+
+    /// Commit (name) a datatype at `path` so datasets and attributes can share it.
+    pub fn commit_datatype(
+        &mut self,
+        base: ObjId,
+        path: &str,
+        datatype: &Datatype,
+    ) -> Result<ObjId> {
+        self.create_object(base, path, Body::Datatype(datatype.clone()))
+    }
+
+    /// Create a dataset at `path` (intermediate groups are created as needed).
+    pub fn create_dataset(&mut self, base: ObjId, path: &str, spec: DatasetSpec) -> Result<ObjId> {
+        let d = self.new_dataset(spec).map_err(|e| e.at_path(path))?;
+        self.create_object(base, path, Body::Dataset(Box::new(d)))
+    }
+
+    fn new_dataset(&mut self, spec: DatasetSpec) -> Result<Dataset> {
+        let datatype = match spec.committed {
+            Some(c) => self.committed_type(c)?.clone(),
+            None => disk_type(&spec.datatype)?,
+        };
+        let elem = file_size(&datatype);
+        ensure!(elem > 0, InvalidArgument, "datatype of size 0");
+        if let Some(f) = &spec.fill_value {
+            ensure!(
+                f.len() == elem,
+                InvalidArgument,
+                "fill value of {} bytes for a {elem}-byte datatype",
+                f.len()
+            );
+            ensure!(
+                !datatype.has_variable_length(),
+                Unsupported,
+                "fill values of variable-length types"
+            );
+        }
+        let n = npoints(&spec.space);
+        ensure!(
+            n.checked_mul(elem as u64)
+                .is_some_and(|b| b <= isize::MAX as u64),
+            LimitExceeded,
+            "{n} elements of {elem} bytes exceed the address space"
+        );
+        let unlimited =
+            matches!(&spec.space, Dataspace::Simple { dims, maxdims } if maxdims != dims);
+        let (storage, default_alloc) = match &spec.storage {
+            StorageSpec::Compact => {
+                ensure!(
+                    !unlimited,
+                    InvalidArgument,
+                    "compact storage needs a fixed-size dataspace"
+                );
+                let size = n as usize * elem;
+                ensure!(
+                    size <= 0xffff - 64,
+                    LimitExceeded,
+                    "compact data of {size} bytes exceeds what an object header holds"
+                );
+                (Storage::Compact(Vec::new()), ALLOC_EARLY)
+            }
+            StorageSpec::Contiguous => {
+                ensure!(
+                    !unlimited,
+                    InvalidArgument,
+                    "contiguous storage needs a fixed-size dataspace (use chunks)"
+                );
+                (Storage::Contiguous(None), ALLOC_LATE)
+            }
+            StorageSpec::Chunked(cd) => {
+                let rank = match &spec.space {
+                    Dataspace::Simple { dims, .. } => dims.len(),
+                    _ => 0,
+                };
+                ensure!(
+                    rank > 0 && cd.len() == rank,
+                    InvalidArgument,
+                    "chunk dims of rank {} for a dataspace of rank {rank}",
+                    cd.len()
+                );
+                ensure!(
+                    cd.iter().all(|&c| c > 0 && c <= u64::from(u32::MAX)),
+                    InvalidArgument,
+                    "chunk dims must be positive 32-bit values: {cd:?}"
+                );
+                let bytes = cd.iter().try_fold(elem as u64, |a, &c| a.checked_mul(c));
+                ensure!(
+                    bytes.is_some_and(|b| b < 1 << 32),
+                    LimitExceeded,
+                    "chunks of {cd:?} elements of {elem} bytes exceed 4 GiB"
+                );
+                let index = if self.format == FileFormat::Compatible {
+                    IndexKind::BTreeV1
+                } else {
+                    match &spec.space {
+                        Dataspace::Simple { maxdims, .. } if maxdims.contains(&UNLIMITED) => {
+                            let unlimited: Vec<usize> = maxdims
+                                .iter()
+                                .enumerate()
+                                .filter(|(_, &m)| m == UNLIMITED)
+                                .map(|(k, _)| k)
+                                .collect();
+                            match unlimited[..] {
+                                [k] => IndexKind::ExtArray(k),
+                                _ => IndexKind::BTreeV2,
+                            }
+                        }
+                        Dataspace::Simple { dims, .. }
+                            if dims.iter().zip(cd).all(|(&d, &c)| d <= c) =>
+                        {
+                            IndexKind::Single
+                        }
+                        _ => IndexKind::FixedArray,
+                    }
+                };
+                (
+                    Storage::Chunked {
+                        index,
+                        dims: cd.clone(),
+                        chunks: BTreeMap::new(),
+                        root: None,
+                        block: (0, 0),
+                        dirty: true,
+                    },
+                    ALLOC_INCR,
+                )
+            }
+        };
+        ensure!(
+            spec.filters.is_empty() || matches!(storage, Storage::Chunked { .. }),
+            InvalidArgument,
+            "filters need chunked storage"
+        );
+        let mut filters = Vec::with_capacity(spec.filters.len());
+        if let Storage::Chunked { dims, .. } = &storage {
+            let fill = match &spec.fill_value {
+                Some(f) => filter::FillValue::User(f),
+                None => filter::FillValue::Default,
+            };
+            for f in &spec.filters {
+                filters.push(filter::set_local(f, &datatype, dims, fill)?);
+            }
+        }
+        let alloc_time = match spec.alloc_time {
+            AllocTime::Default => default_alloc,
+            AllocTime::Early => ALLOC_EARLY,
+            AllocTime::Late => ALLOC_LATE,
+            AllocTime::Incremental => ALLOC_INCR,
+        };
+        let mut storage = storage;
+        if let Storage::Chunked { index, .. } = &mut storage {
+            if *index == IndexKind::FixedArray && filters.is_empty() && alloc_time == ALLOC_EARLY {
+                *index = IndexKind::Implicit;
+            }
+        }
+        ensure!(
+            !(matches!(storage, Storage::Compact(_)) && alloc_time != ALLOC_EARLY),
+            InvalidArgument,
+            "compact storage is always allocated early"
+        );
+        let mut d = Dataset {
+            datatype,
+            committed: spec.committed,
+            space: spec.space,
+            storage,
+            filters,
+            fill: spec.fill_value,
+            alloc_time,
+            fill_time: spec.fill_time,
+        };
+        if alloc_time == ALLOC_EARLY {
+            self.allocate_all(&mut d)?;
+        }
+        Ok(d)
+    }
+
+    /// Allocate (and fill) all storage of a dataset.
+    fn allocate_all(&mut self, d: &mut Dataset) -> Result<()> {
+        let n = npoints(&d.space) as usize;
+        let fill = d.fill_element();
+        let zero = fill.iter().all(|&b| b == 0);
+        match &mut d.storage {
+            Storage::Compact(data) => {
+                *data = if zero {
+                    vec![0; n * fill.len()]
+                } else {
+                    fill.repeat(n)
+                }
+            }
+            Storage::Contiguous(addr) => {
+                if addr.is_none() {
+                    let size = (n * fill.len()) as u64;
+                    let a = self.alloc_raw(size);
+                    // Unwritten space reads as zeros: only a non-zero fill value is written,
+                    // a piece at a time.
+                    if !zero {
+                        let per = (1 << 20) / fill.len().max(1) + 1;
+                        let piece = fill.repeat(per);
+                        let mut at = 0u64;
+                        while at < size {
+                            let k = (size - at).min(piece.len() as u64) as usize;
+                            self.put(a + at, &piece[..k])?;
+                            at += k as u64;
+                        }
+                    }
+                    *addr = Some(a);
+                }
+            }
+            Storage::Chunked {
+                index: IndexKind::Implicit,
+                dims: cd,
+                chunks,
+                root,
+                dirty,
+                ..
+            } => {
+                // One block for every chunk, in row-major order of chunk coordinates.
+                if root.is_none() {
+                    let dims = match &d.space {
+                        Dataspace::Simple { dims, .. } => dims.clone(),
+                        _ => Vec::new(),
+                    };
+                    let grid: Vec<u64> = dims
+                        .iter()
+                        .zip(cd.iter())
+                        .map(|(&a, &c)| a.div_ceil(c))
+                        .collect();
+                    let total: u64 = grid.iter().product();
+                    let cb = (Dataset::chunk_elems(cd) * file_size(&d.datatype)) as u64;
+                    let one = {
+                        let e = match (&d.fill, d.fill_time) {
+                            (Some(f), t) if t != FillTime::Never => f.clone(),
+                            _ => vec![0; file_size(&d.datatype)],
+                        };
+                        e.repeat(Dataset::chunk_elems(cd))
+                    };
+                    let base = self.alloc_raw(cb * total);
+                    let mut coords = vec![0u64; grid.len()];
+                    for i in 0..total {
+                        let addr = base + i * cb;
+                        self.put(addr, &one)?;
+                        chunks.insert(
+                            coords.clone(),
+                            ChunkLoc {
+                                addr,
+                                size: cb,
+                                cap: cb,
+                                mask: 0,
+                            },
+                        );
+                        for k in (0..grid.len()).rev() {
+                            coords[k] += 1;
+                            if coords[k] < grid[k] {
+                                break;
+                            }
+                            coords[k] = 0;
+                        }
+                    }
+                    *root = Some(base);
+                    *dirty = true;
+                }
+            }
+            Storage::Chunked { .. } => {
+                let dims = d.dims();
+                if let Storage::Chunked { dims: cd, .. } = &d.storage {
+                    let grid: Vec<u64> =
+                        dims.iter().zip(cd).map(|(&a, &c)| a.div_ceil(c)).collect();
+                    let total: u64 = grid.iter().product();
+                    for i in 0..total {
+                        let mut rem = i;
+                        let mut coords = vec![0u64; grid.len()];
+                        for k in (0..grid.len()).rev() {
+                            coords[k] = rem % grid[k];
+                            rem /= grid[k];
+                        }
+                        if let Storage::Chunked { chunks, .. } = &d.storage {
+                            if chunks.contains_key(&coords) {
+                                continue;
+                            }
+                        }
+                        let cd = match &d.storage {
+                            Storage::Chunked { dims, .. } => dims.clone(),
+                            _ => Vec::new(),
+                        };
+                        let data = d.filled(Dataset::chunk_elems(&cd));
+                        self.store_chunk(d, &coords, data)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Filter and store one chunk's bytes (the full chunk shape).
+    fn store_chunk(&mut self, d: &mut Dataset, coords: &[u64], data: Vec<u8>) -> Result<()> {
+        let ctx = ChunkInfo::new(data.len());
+        let (bytes, mask) = if d.filters.is_empty() {
+            (data, 0)
+        } else {
+            filter::encode_chunk(&d.filters, 0, data, &ctx)?
+        };
+        let Storage::Chunked { chunks, dirty, .. } = &mut d.storage else {
+            bail!(Format, "not chunked");
+        };
+        let size = bytes.len() as u64;
+        let loc = match chunks.get(coords) {
+            Some(l) if l.cap >= size => ChunkLoc {
+                addr: l.addr,
+                size,
+                cap: l.cap,
+                mask,
+            },
+            _ => ChunkLoc {
+                addr: self.alloc_raw(size),
+                size,
+                cap: size,
+                mask,
+            },
+        };
+        self.put(loc.addr, &bytes)?;
+        chunks.insert(coords.to_vec(), loc);
+        *dirty = true;
+        Ok(())
+    }
+
+    /// The unfiltered bytes of a chunk: stored, or filled when absent.
+    fn load_chunk(&self, d: &Dataset, coords: &[u64]) -> Result<Vec<u8>> {
+        let Storage::Chunked { dims, chunks, .. } = &d.storage else {
+            bail!(Format, "not chunked");
+        };
+        let n = Dataset::chunk_elems(dims);
+        match chunks.get(coords) {
+            None => Ok(d.filled(n)),
+            Some(l) => {
+                let raw = self.get(l.addr, l.size)?;
+                if d.filters.is_empty() {
+                    Ok(raw)
+                } else {
+                    Ok(filter::decode_chunk(
+                        &d.filters,
+                        l.mask,
+                        raw,
+                        &ChunkInfo::new(n * d.elem()),
+                    )?)
+                }
+            }
+        }
+    }
+
+    /// The extent of a dataset.
+    pub fn dataset_space(&self, ds: ObjId) -> Result<&Dataspace> {
+        Ok(&self.dataset(ds)?.space)
+    }
+
+    /// The file datatype of a dataset.
+    pub fn dataset_type(&self, ds: ObjId) -> Result<&Datatype> {
+        Ok(&self.dataset(ds)?.datatype)
+    }
+
+    /// Write the elements of `selection` (all when `None`) from a memory image of type
+    /// `mem` holding them in the selection's order. Compound members the memory type lacks
+    /// keep their values in the file. Nothing changes when an error is returned, except
+    /// unreferenced global heap objects.
+    pub fn write_dataset(
+        &mut self,
+        ds: ObjId,
+        selection: Option<&Selection>,
+        mem: &Datatype,
+        image: &[u8],
+        heap: &VarLenHeap,
+    ) -> Result<()> {
+        let path = self.object(ds)?.path.clone();
+        self.write_dataset_inner(ds, selection, mem, image, heap)
+            .map_err(|e| e.at_path(&path))
+    }
+
+    fn write_dataset_inner(
+        &mut self,
+        ds: ObjId,
+        selection: Option<&Selection>,
+        mem: &Datatype,
+        image: &[u8],
+        heap: &VarLenHeap,
+    ) -> Result<()> {
+        let all = Selection::All;
+        let sel = selection.unwrap_or(&all);
+        let (space, file_type) = {
+            let d = self.dataset(ds)?;
+            (d.space.clone(), d.datatype.clone())
+        };
+        if space == Dataspace::Null {
+            ensure!(
+                image.is_empty(),
+                BufferSize,
+                "a null dataspace holds no elements"
+            );
+            return Ok(());
+        }
+        sel.validate(&space)?;
+        let n = sel.npoints(&space) as usize;
+        ensure!(
+            image.len() == n * mem.size(),
+            BufferSize,
+            "{n} selected elements need {} bytes of memory type, got {}",
+            n * mem.size(),
+            image.len()
+        );
+        if n == 0 {
+            return Ok(());
+        }
+        let es = file_size(&file_type);
+        // Background: the current values (needed when the memory type lacks members).
+        let mut fbuf = if matches!(file_type, Datatype::Compound(_)) {
+            self.read_selection(ds, sel, &space)?
+        } else {
+            vec![0u8; n * es]
+        };
+        self.convert_to_file(mem, &file_type, image, heap, &mut fbuf, n)?;
+        self.scatter(ds, sel, &space, &fbuf)
+    }
+
+    /// The file bytes of the selected elements, in selection order.
+    fn read_selection(&self, ds: ObjId, sel: &Selection, space: &Dataspace) -> Result<Vec<u8>> {
+        let d = self.dataset(ds)?;
+        let es = d.elem();
+        let n = sel.npoints(space) as usize;
+        let mut out = vec![0u8; n * es];
+        let fill1 = d.filled(1);
+        match &d.storage {
+            Storage::Compact(_) | Storage::Contiguous(_) => {
+                for r in sel.runs(space)? {
+                    let (f, m, l) = (
+                        r.offset as usize * es,
+                        r.rank as usize * es,
+                        r.len as usize * es,
+                    );
+                    let dst = &mut out[m..m + l];
+                    match &d.storage {
+                        Storage::Compact(v) if !v.is_empty() => match v.get(f..f + l) {
+                            Some(b) => dst.copy_from_slice(b),
+                            None => bail!(Format, "run outside the compact data"),
+                        },
+                        Storage::Contiguous(Some(a)) => {
+                            dst.copy_from_slice(&self.get(a + f as u64, l as u64)?);
+                        }
+                        _ => {
+                            for e in dst.chunks_exact_mut(es) {
+                                e.copy_from_slice(&fill1);
+                            }
+                        }
+                    }
+                }
+            }
+            Storage::Chunked { dims, .. } => {
+                for c in sel.chunks(space, dims)? {
+                    let bytes = self.load_chunk(d, c.coords())?;
+                    for r in c.runs() {
+                        let (f, m, l) = (
+                            r.offset as usize * es,
+                            r.rank as usize * es,
+                            r.len as usize * es,
+                        );
+                        match bytes.get(f..f + l) {
+                            Some(b) => out[m..m + l].copy_from_slice(b),
+                            None => bail!(Format, "chunk run outside the chunk"),
+                        }
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Store file bytes of the selected elements (in selection order).
+    fn scatter(
+        &mut self,
+        ds: ObjId,
+        sel: &Selection,
+        space: &Dataspace,
+        fbuf: &[u8],
+    ) -> Result<()> {
+        let mut d = match std::mem::replace(
+            &mut self.object_mut(ds)?.body,
+            Body::Datatype(<u8 as h5_types::H5Type>::h5_type()),
+        ) {
+            Body::Dataset(d) => d,
+            other => {
+                self.object_mut(ds)?.body = other;
+                bail!(InvalidArgument, "not a dataset");
+            }
+        };
+        let r = self.scatter_into(&mut d, sel, space, fbuf);
+        self.object_mut(ds)?.body = Body::Dataset(d);
+        r
+    }
+
+    fn scatter_into(
+        &mut self,
+        d: &mut Dataset,
+        sel: &Selection,
+        space: &Dataspace,
+        fbuf: &[u8],
+    ) -> Result<()> {
+        let es = d.elem();
+        // Compute everything that can fail before changing anything.
+        match &d.storage {
+            Storage::Compact(_) | Storage::Contiguous(_) => {
+                let runs: Vec<_> = sel.runs(space)?.collect();
+                let total = npoints(space) as usize;
+                for r in &runs {
+                    ensure!(
+                        (r.offset + r.len) as usize <= total
+                            && (r.rank + r.len) as usize * es <= fbuf.len(),
+                        Format,
+                        "run outside the dataset"
+                    );
+                }
+                if matches!(d.storage, Storage::Compact(ref v) if v.is_empty())
+                    || matches!(d.storage, Storage::Contiguous(None))
+                {
+                    self.allocate_all(d)?;
+                }
+                for r in runs {
+                    let (f, m, l) = (
+                        r.offset as usize * es,
+                        r.rank as usize * es,
+                        r.len as usize * es,
+                    );
+                    match &mut d.storage {
+                        Storage::Compact(v) => v[f..f + l].copy_from_slice(&fbuf[m..m + l]),
+                        Storage::Contiguous(Some(a)) => {
+                            let a = *a;
+                            self.put(a + f as u64, &fbuf[m..m + l])?;
+                        }
+                        _ => bail!(Format, "storage not allocated"),
+                    }
+                }
+            }
+            Storage::Chunked { dims, .. } => {
+                let dims = dims.clone();
+                let mut updates = Vec::new();
+                for c in sel.chunks(space, &dims)? {
+                    let mut bytes = self.load_chunk(d, c.coords())?;
+                    for r in c.runs() {
+                        let (f, m, l) = (
+                            r.offset as usize * es,
+                            r.rank as usize * es,
+                            r.len as usize * es,
+                        );
+                        match (bytes.get_mut(f..f + l), fbuf.get(m..m + l)) {
+                            (Some(dst), Some(src)) => dst.copy_from_slice(src),
+                            _ => bail!(Format, "chunk run outside the chunk"),
+                        }
+                    }
+                    updates.push((c.coords().to_vec(), bytes));
+                }
+                // Filter every chunk first so a filter error changes nothing.
+                let mut encoded = Vec::with_capacity(updates.len());
+                for (coords, bytes) in updates {
+                    let ctx = ChunkInfo::new(bytes.len());
+                    let enc = if d.filters.is_empty() {
+                        (bytes, 0)
+                    } else {
+                        filter::encode_chunk(&d.filters, 0, bytes, &ctx)?
+                    };
+                    encoded.push((coords, enc));
+                }
+                let Storage::Chunked { chunks, dirty, .. } = &mut d.storage else {
+                    bail!(Format, "not chunked");
+                };
+                for (coords, (bytes, mask)) in encoded {
+                    let size = bytes.len() as u64;
+                    let loc = match chunks.get(&coords) {
+                        Some(l) if l.cap >= size => ChunkLoc {
+                            addr: l.addr,
+                            size,
+                            cap: l.cap,
+                            mask,
+                        },
+                        _ => ChunkLoc {
+                            addr: self.alloc_raw(size),
+                            size,
+                            cap: size,
+                            mask,
+                        },
+                    };
+                    self.put(loc.addr, &bytes)?;
+                    chunks.insert(coords, loc);
+                    *dirty = true;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Change the current dimensions of a chunked dataset within its maximum dimensions.
+    /// Chunks entirely outside the new extent are dropped; elements of kept chunks that fall
+    /// outside it are reset to the fill value (so growing again shows fill values).
+    pub fn resize(&mut self, ds: ObjId, new_dims: &[u64]) -> Result<()> {
+        let path = self.object(ds)?.path.clone();
+        let d = self.dataset(ds)?;
+        let Dataspace::Simple { dims, maxdims } = &d.space else {
+            bail!(
+                InvalidArgument,
+                "{path}: only simple dataspaces can be resized"
+            );
+        };
+        let space = Dataspace::with_max(new_dims, maxdims)
+            .map_err(|e| Error::new(ErrorKind::InvalidArgument, e.to_string()).at_path(&path))?;
+        let old = dims.clone();
+        let Storage::Chunked { dims: cd, .. } = &d.storage else {
+            bail!(
+                InvalidArgument,
+                "{path}: only chunked datasets can be resized"
+            );
+        };
+        ensure!(
+            !matches!(
+                d.storage,
+                Storage::Chunked {
+                    index: IndexKind::Implicit,
+                    ..
+                }
+            ),
+            Unsupported,
+            "{path}: a dataset with an implicit chunk index cannot change size"
+        );
+        let cd = cd.clone();
+        // Chunks to drop or to clear partly.
+        let mut drop = Vec::new();
+        let mut clear = Vec::new();
+        if let Storage::Chunked { chunks, .. } = &d.storage {
+            for coords in chunks.keys() {
+                let start: Vec<u64> = coords.iter().zip(&cd).map(|(c, d)| c * d).collect();
+                if start.iter().zip(new_dims).any(|(s, n)| s >= n) {
+                    drop.push(coords.clone());
+                } else if start
+                    .iter()
+                    .zip(&cd)
+                    .zip(new_dims.iter().zip(&old))
+                    .any(|((s, c), (n, o))| s + c > *n && n < o)
+                {
+                    clear.push(coords.clone());
+                }
+            }
+        }
+        let mut cleared = Vec::new();
+        for coords in clear {
+            let mut bytes = self.load_chunk(d, &coords)?;
+            let es = d.elem();
+            let fill = d.filled(1);
+            let rank = cd.len();
+            let n = Dataset::chunk_elems(&cd);
+            for i in 0..n {
+                let mut rem = i as u64;
+                let mut outside = false;
+                for k in (0..rank).rev() {
+                    let x = coords[k] * cd[k] + rem % cd[k];
+                    rem /= cd[k];
+                    if x >= new_dims[k] {
+                        outside = true;
+                    }
+                }
+                if outside {
+                    bytes[i * es..(i + 1) * es].copy_from_slice(&fill);
+                }
+            }
+            cleared.push((coords, bytes));
+        }
+        let Body::Dataset(mut d) = std::mem::replace(
+            &mut self.object_mut(ds)?.body,
+            Body::Datatype(<u8 as h5_types::H5Type>::h5_type()),
+        ) else {
+            bail!(Format, "not a dataset");
+        };
+        let mut r = Ok(());
+        for (coords, bytes) in cleared {
+            r = self.store_chunk(&mut d, &coords, bytes);
+            if r.is_err() {
+                break;
+            }
+        }
+        if r.is_ok() {
+            if let Storage::Chunked { chunks, dirty, .. } = &mut d.storage {
+                for c in &drop {
+                    chunks.remove(c);
+                }
+                *dirty = true;
+            }
+            d.space = space;
+            if d.alloc_time == ALLOC_EARLY {
+                r = self.allocate_all(&mut d);
+            }
+        }
+        self.object_mut(ds)?.body = Body::Dataset(d);
+        r.map_err(|e| e.at_path(&path))
+    }
+}
+
+/// Write a fixed array chunk index (header and data block, paged when large) for a dataset of
+/// `dims` with chunks of `cdims`; returns the header's address. Reuses `block` when it fits.
+fn write_fixed_array(
+    w: &mut FileWriter,
+    dims: &[u64],
+    cdims: &[u64],
+    chunks: &BTreeMap<Vec<u64>, ChunkLoc>,
+    filtered: bool,
+    chunk_bytes: u64,
+    block: &mut (u64, u64),
+) -> Result<u64> {
+    let grid: Vec<u64> = dims
+        .iter()
+        .zip(cdims)
+        .map(|(&d, &c)| d.div_ceil(c))
+        .collect();
+    let n: u64 = grid.iter().product();
+    let mut elements = Vec::with_capacity(n as usize);
+    let mut coords = vec![0u64; grid.len()];
+    for _ in 0..n {
+        let e = match chunks.get(&coords) {
+            Some(l) if filtered => ChunkElement::Filtered {
+                address: Addr(l.addr),
+                chunk_size: l.size,
+                filter_mask: l.mask,
+            },
+            Some(l) => ChunkElement::Chunk(Addr(l.addr)),
+            None if filtered => ChunkElement::Filtered {
+                address: Addr::UNDEF,
+                chunk_size: 0,
+                filter_mask: 0,
+            },
+            None => ChunkElement::Chunk(Addr::UNDEF),
+        };
+        elements.push(e);
+        for k in (0..grid.len()).rev() {
+            coords[k] += 1;
+            if coords[k] < grid[k] {
+                break;
+            }
+            coords[k] = 0;
+        }
+    }
+    let mut h = FixedArrayHeader {
+        client: if filtered {
+            ci::CLIENT_FILTERED_CHUNK
+        } else {
+            ci::CLIENT_CHUNK
+        },
+        element_size: ci::element_size(w.sizes, filtered, chunk_bytes),
+        page_bits: FA_PAGE_BITS,
+        nelements: n,
+        data_block: Addr::UNDEF,
+    };
+    let per_page = 1usize << FA_PAGE_BITS;
+    let block_elements = if h.npages() > 0 {
+        BlockElements::Paged(
+            elements
+                .chunks(per_page)
+                .map(|p| Some(p.to_vec()))
+                .collect(),
+        )
+    } else {
+        BlockElements::Inline(elements)
+    };
+    let hsize = FixedArrayHeader::encoded_size(w.sizes) as u64;
+    let mut probe = Writer::new(w.sizes);
+    FixedArrayDataBlock {
+        client: h.client,
+        header: Addr(0),
+        elements: block_elements.clone(),
+    }
+    .encode(&mut probe, &h);
+    let total = hsize + probe.len() as u64;
+    if total > block.1 {
+        *block = (w.alloc(total), total);
+    }
+    let at = block.0;
+    h.data_block = Addr(at + hsize);
+    let mut out = Writer::new(w.sizes);
+    h.encode(&mut out);
+    FixedArrayDataBlock {
+        client: h.client,
+        header: Addr(at),
+        elements: block_elements,
+    }
+    .encode(&mut out, &h);
+    w.put(at, out.as_slice())?;
+    Ok(at)
+}

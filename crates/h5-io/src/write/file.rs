@@ -1,0 +1,782 @@
+//! The file writer: the file image, the space allocator, the objects and their headers, the
+//! superblock, flush and close.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use h5_format::message::continuation::Continuation;
+use h5_format::message::{Message, MessageFlags, MessageType};
+use h5_format::object_header::{Chunk, ObjectHeader, Prefix, RawMessage};
+use h5_format::superblock::{Superblock, SuperblockV0};
+use h5_format::symbol_table_entry::{ScratchPad, SymbolTableEntry};
+use h5_format::{Addr, Sizes, Writer};
+use h5_types::Datatype;
+
+use super::attribute::Attr;
+use super::dataset::Dataset;
+use super::group::Group;
+use super::heap::GlobalHeap;
+use super::{bail, ensure, Error, ErrorKind, Result};
+
+/// Which variant of the file format to write.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum FileFormat {
+    /// The widest-compatible format: superblock version 0, version 1 object headers,
+    /// symbol-table groups, version 1 B-tree chunk indexes. Readable by the reference library
+    /// 1.8 and later (and mostly by 1.6).
+    #[default]
+    Compatible,
+    /// The latest format: superblock version 2, version 2 object headers, link messages (or
+    /// dense link storage) in groups, version 3 attribute messages (or dense attribute
+    /// storage), version 4 layouts with the chunk indexes of version 1.10 (readable by 1.10
+    /// and later).
+    Latest,
+}
+
+/// The id of an object of a [`FileWriter`]: a group, a dataset or a committed datatype.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ObjId(pub(crate) usize);
+
+/// What an object is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ObjectKind {
+    /// A group.
+    Group,
+    /// A dataset.
+    Dataset,
+    /// A committed (named) datatype.
+    Datatype,
+}
+
+/// What an object holds besides its attributes.
+#[derive(Debug)]
+pub(crate) enum Body {
+    Group(Group),
+    Dataset(Box<Dataset>),
+    Datatype(Datatype),
+}
+
+/// One object and where its header lives.
+#[derive(Debug)]
+pub(crate) struct Object {
+    /// Address of the header (chunk 0); fixed for the object's life.
+    pub(crate) addr: u64,
+    /// Bytes reserved for chunk 0, prefix (and checksum) included.
+    pub(crate) cap0: u64,
+    /// The continuation chunk, when one was needed: address and bytes reserved.
+    pub(crate) cont: Option<(u64, u64)>,
+    /// Number of hard links to the object.
+    pub(crate) refcount: u32,
+    /// The object's attributes in creation order.
+    pub(crate) attrs: Vec<Attr>,
+    /// The first path the object was created at (for error messages).
+    pub(crate) path: String,
+    /// Dense attribute storage (latest format, more than [`MAX_COMPACT_ATTRS`] attributes):
+    /// fractal heap and name index addresses, rebuilt at each flush.
+    pub(crate) dense_attrs: Option<(u64, u64)>,
+    /// Whether attributes changed since dense storage was last written.
+    pub(crate) attrs_dirty: bool,
+    pub(crate) body: Body,
+}
+
+/// Writes an HDF5 file. See the [module documentation](super).
+///
+/// Objects are named by [`ObjId`]s; [`FileWriter::root`] is the root group. Every operation
+/// either succeeds or returns an `Err` and leaves the model as it was, so a failed call never
+/// leaves a file the reference library cannot read. [`FileWriter::flush`] writes a complete
+/// file; [`FileWriter::close`] flushes and reports the result; dropping a writer that was not
+/// closed flushes and prints any error to standard error (a destructor cannot return one).
+///
+/// Not written yet: fractal heaps beyond one root indirect block of direct blocks (dense
+/// storage of more than about 512 KiB of link or attribute messages, huge objects excepted),
+/// filtered huge objects, shared object header messages, creation-order tracking.
+#[derive(Debug)]
+pub struct FileWriter {
+    file: Option<fs::File>,
+    path: PathBuf,
+    pub(crate) format: FileFormat,
+    pub(crate) sizes: Sizes,
+    /// Metadata blocks (superblock, headers, heaps, B-trees, chunk indexes) by address: kept
+    /// in memory and written at each flush.
+    meta: BTreeMap<u64, Vec<u8>>,
+    /// End of the allocated space. Raw data (contiguous storage, chunks, huge heap objects)
+    /// is allocated here too but written to the file at once, not kept in memory.
+    eoa: u64,
+    pub(crate) objects: Vec<Object>,
+    pub(crate) gheap: GlobalHeap,
+    superblock_len: u64,
+}
+
+/// Most attributes kept in a version 2 header (the reference library's default "max
+/// compact"); more go to dense storage.
+pub(crate) const MAX_COMPACT_ATTRS: usize = 8;
+
+/// Group Leaf Node K (the reference library's default).
+pub(crate) const GROUP_LEAF_K: u16 = 4;
+/// Group Internal Node K.
+pub(crate) const GROUP_INTERNAL_K: u16 = 16;
+/// Indexed Storage Internal Node K (the default, implied by superblock version 0).
+pub(crate) const CHUNK_K: u16 = 32;
+
+pub(crate) fn align8(n: u64) -> u64 {
+    n.div_ceil(8) * 8
+}
+
+impl FileWriter {
+    /// Create (or truncate) the file at `path` with an empty root group.
+    pub fn create(path: impl AsRef<Path>, format: FileFormat) -> Result<FileWriter> {
+        let path = path.as_ref().to_path_buf();
+        let file = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&path)
+            .map_err(|e| {
+                Error::new(
+                    ErrorKind::Io,
+                    format!("cannot create {}: {e}", path.display()),
+                )
+            })?;
+        let sizes = Sizes::DEFAULT;
+        let superblock_len = match format {
+            FileFormat::Compatible => 96,
+            FileFormat::Latest => 48,
+        };
+        let mut w = FileWriter {
+            file: Some(file),
+            path,
+            format,
+            sizes,
+            meta: BTreeMap::from([(0, vec![0; superblock_len])]),
+            eoa: superblock_len as u64,
+            objects: Vec::new(),
+            gheap: GlobalHeap::default(),
+            superblock_len: superblock_len as u64,
+        };
+        let group = Group::new(&mut w);
+        w.new_object("/".to_owned(), Body::Group(group))?;
+        w.flush()?;
+        Ok(w)
+    }
+
+    /// The path the file was created at.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The format being written.
+    pub fn format(&self) -> FileFormat {
+        self.format
+    }
+
+    /// The root group.
+    pub fn root(&self) -> ObjId {
+        ObjId(0)
+    }
+
+    /// What the object is.
+    pub fn kind(&self, id: ObjId) -> Result<ObjectKind> {
+        Ok(match self.object(id)?.body {
+            Body::Group(_) => ObjectKind::Group,
+            Body::Dataset(_) => ObjectKind::Dataset,
+            Body::Datatype(_) => ObjectKind::Datatype,
+        })
+    }
+
+    /// The address of the object's header: what an object reference to it stores.
+    pub fn address(&self, id: ObjId) -> Result<u64> {
+        Ok(self.object(id)?.addr)
+    }
+
+    /// The path the object was created at.
+    pub fn object_path(&self, id: ObjId) -> Result<&str> {
+        Ok(&self.object(id)?.path)
+    }
+
+    pub(crate) fn object(&self, id: ObjId) -> Result<&Object> {
+        self.objects
+            .get(id.0)
+            .ok_or_else(|| Error::new(ErrorKind::NotFound, format!("no object {}", id.0)))
+    }
+
+    pub(crate) fn object_mut(&mut self, id: ObjId) -> Result<&mut Object> {
+        self.objects
+            .get_mut(id.0)
+            .ok_or_else(|| Error::new(ErrorKind::NotFound, format!("no object {}", id.0)))
+    }
+
+    /// Reserve `size` bytes of metadata at the end of the file (8-byte aligned), zeroed and
+    /// kept in memory until flushed.
+    pub(crate) fn alloc(&mut self, size: u64) -> u64 {
+        let at = align8(self.eoa);
+        self.meta.insert(at, vec![0; size.max(1) as usize]);
+        self.eoa = at + size.max(1);
+        at
+    }
+
+    /// Reserve `size` bytes of raw data at the end of the file (8-byte aligned): zeros on disk
+    /// until written with [`FileWriter::put`], which writes raw data to the file at once.
+    pub(crate) fn alloc_raw(&mut self, size: u64) -> u64 {
+        let at = align8(self.eoa);
+        self.eoa = at + size.max(1);
+        at
+    }
+
+    /// The metadata block holding `addr..addr + len`, if any: its start and bytes.
+    fn meta_block(&self, addr: u64, len: u64) -> Option<(u64, &Vec<u8>)> {
+        let (&start, block) = self.meta.range(..=addr).next_back()?;
+        (addr + len <= start + block.len() as u64).then_some((start, block))
+    }
+
+    /// Write `bytes` at `addr`: into a metadata block, or to the file for raw data.
+    pub(crate) fn put(&mut self, addr: u64, bytes: &[u8]) -> Result<()> {
+        let len = bytes.len() as u64;
+        ensure!(
+            addr.checked_add(len).is_some_and(|e| e <= self.eoa),
+            Format,
+            "write of {len} bytes at {addr:#x} past the allocated end {:#x}",
+            self.eoa
+        );
+        if let Some((start, _)) = self.meta_block(addr, len) {
+            if let Some(block) = self.meta.get_mut(&start) {
+                let o = (addr - start) as usize;
+                block[o..o + bytes.len()].copy_from_slice(bytes);
+                return Ok(());
+            }
+        }
+        let file = self
+            .file
+            .as_mut()
+            .ok_or_else(|| Error::new(ErrorKind::Closed, "the file was closed"))?;
+        file.seek(SeekFrom::Start(addr))?;
+        file.write_all(bytes)?;
+        Ok(())
+    }
+
+    /// The bytes at `addr..addr + len`: from a metadata block, or read from the file (raw
+    /// data; never-written parts read as zeros).
+    pub(crate) fn get(&self, addr: u64, len: u64) -> Result<Vec<u8>> {
+        ensure!(
+            addr.checked_add(len).is_some_and(|e| e <= self.eoa),
+            Format,
+            "read of {len} bytes at {addr:#x} past the allocated end {:#x}",
+            self.eoa
+        );
+        if let Some((start, block)) = self.meta_block(addr, len) {
+            let o = (addr - start) as usize;
+            return Ok(block[o..o + len as usize].to_vec());
+        }
+        let mut file: &fs::File = self
+            .file
+            .as_ref()
+            .ok_or_else(|| Error::new(ErrorKind::Closed, "the file was closed"))?;
+        let mut out = vec![0u8; len as usize];
+        let size = file.metadata()?.len();
+        if addr < size {
+            let n = (size - addr).min(len) as usize;
+            file.seek(SeekFrom::Start(addr))?;
+            file.read_exact(&mut out[..n])?;
+        }
+        Ok(out)
+    }
+
+    /// Add an object, reserving its header from its current messages plus room to grow.
+    pub(crate) fn new_object(&mut self, path: String, body: Body) -> Result<ObjId> {
+        let id = ObjId(self.objects.len());
+        self.objects.push(Object {
+            addr: 0,
+            cap0: 0,
+            cont: None,
+            refcount: 1,
+            attrs: Vec::new(),
+            path,
+            dense_attrs: None,
+            attrs_dirty: true,
+            body,
+        });
+        let msgs = match self.header_messages(id) {
+            Ok(m) => m,
+            Err(e) => {
+                self.objects.pop();
+                return Err(e);
+            }
+        };
+        let body: u64 = msgs
+            .iter()
+            .map(|m| self.msg_header_len() + m.data.len() as u64)
+            .sum();
+        let cap0 = self.prefix_len(body + 256) + align8(body + 256);
+        let addr = self.alloc(cap0);
+        let o = &mut self.objects[id.0];
+        o.addr = addr;
+        o.cap0 = cap0;
+        Ok(id)
+    }
+
+    fn v1(&self) -> bool {
+        self.format == FileFormat::Compatible
+    }
+
+    fn msg_header_len(&self) -> u64 {
+        if self.v1() {
+            8
+        } else {
+            4
+        }
+    }
+
+    /// Bytes of chunk 0 that are not messages, for a body of `body` bytes.
+    fn prefix_len(&self, body: u64) -> u64 {
+        if self.v1() {
+            16
+        } else {
+            let width = if body <= 0xff {
+                1
+            } else if body <= 0xffff {
+                2
+            } else {
+                4
+            };
+            6 + width + 4
+        }
+    }
+
+    /// The object's header messages, encoded.
+    fn header_messages(&self, id: ObjId) -> Result<Vec<RawMessage>> {
+        let o = self.object(id)?;
+        let v1 = self.v1();
+        let mut msgs: Vec<(Message, u8)> = match &o.body {
+            Body::Group(g) => g.messages(self, id)?,
+            Body::Dataset(d) => d.messages(self)?,
+            Body::Datatype(t) => vec![(
+                Message::Datatype(h5_format::message::datatype::DatatypeMessage::new(
+                    t.clone(),
+                )),
+                MessageFlags::CONSTANT,
+            )],
+        };
+        let refcount = self.refcount(id)?;
+        if !v1 && refcount > 1 {
+            // Version 2 headers keep a reference count other than 1 in a message.
+            msgs.push((
+                Message::RefCount(h5_format::message::refcount::RefCount { count: refcount }),
+                0,
+            ));
+        }
+        match o.dense_attrs {
+            Some((heap, names)) if !v1 => {
+                msgs.push((
+                    Message::AttributeInfo(h5_format::message::attribute_info::AttributeInfo {
+                        max_creation_index: None,
+                        fractal_heap_address: Addr(heap),
+                        name_btree_address: Addr(names),
+                        creation_order_btree_address: None,
+                    }),
+                    0,
+                ));
+            }
+            _ => {
+                if !v1 && !o.attrs.is_empty() {
+                    // Version 2 headers count their attributes through the Attribute Info
+                    // message (the reference library's H5O__attr_count_real): it must be
+                    // there, with undefined dense storage, for compact attributes too.
+                    msgs.push((
+                        Message::AttributeInfo(h5_format::message::attribute_info::AttributeInfo {
+                            max_creation_index: None,
+                            fractal_heap_address: Addr::UNDEF,
+                            name_btree_address: Addr::UNDEF,
+                            creation_order_btree_address: None,
+                        }),
+                        0,
+                    ));
+                }
+                for a in &o.attrs {
+                    msgs.push((Message::Attribute(a.message(self)?), 0));
+                }
+            }
+        }
+        let mut out = Vec::with_capacity(msgs.len());
+        for (m, flags) in &msgs {
+            let raw = RawMessage::from_message(m, MessageFlags(*flags), self.sizes, v1);
+            if raw.data.len() > 0xffff {
+                bail!(
+                    LimitExceeded,
+                    "{}: {} message of {} bytes does not fit an object header (65535 at most)",
+                    o.path,
+                    m.kind(),
+                    raw.data.len()
+                );
+            }
+            out.push(raw);
+        }
+        Ok(out)
+    }
+
+    /// Encode the object's header into the image, moving the tail to a continuation chunk
+    /// when chunk 0 is full.
+    fn write_header(&mut self, id: ObjId) -> Result<()> {
+        let msgs = self.header_messages(id)?;
+        let hl = self.msg_header_len();
+        let v1 = self.v1();
+        let refcount = self.refcount(id)?;
+        let (addr, cap0, cont) = {
+            let o = self.object(id)?;
+            (o.addr, o.cap0, o.cont)
+        };
+        // Body capacity of chunk 0: what the reservation leaves after the prefix.
+        let body0 = if v1 {
+            cap0 - 16
+        } else {
+            let mut b = cap0 - 11;
+            while self.prefix_len(b) + b > cap0 {
+                b -= 1;
+            }
+            b
+        };
+        let size = |m: &RawMessage| hl + m.data.len() as u64;
+        let total: u64 = msgs.iter().map(size).sum();
+        let mut chunks = Vec::new();
+        let mut new_cont = cont;
+        if total <= body0 {
+            chunks.push(self.fill_chunk(Addr(addr), msgs, body0)?);
+        } else {
+            let cont_msg_len = hl + 2 * self.sizes.offset as u64;
+            let mut used = 0;
+            let mut split = 0;
+            for m in &msgs {
+                if used + size(m) + cont_msg_len > body0 {
+                    break;
+                }
+                used += size(m);
+                split += 1;
+            }
+            let mut first = msgs;
+            let rest = first.split_off(split);
+            let rest_len: u64 = rest.iter().map(size).sum();
+            let cont_extra = if v1 { 0 } else { 8 };
+            let (caddr, ccap) = match cont {
+                Some((a, c)) if c >= rest_len + cont_extra => (a, c),
+                _ => {
+                    let c = align8(rest_len + cont_extra + 128);
+                    (self.alloc(c), c)
+                }
+            };
+            new_cont = Some((caddr, ccap));
+            let cmsg = Message::Continuation(Continuation {
+                offset: Addr(caddr),
+                length: ccap,
+            });
+            first.push(RawMessage::from_message(
+                &cmsg,
+                MessageFlags(0),
+                self.sizes,
+                v1,
+            ));
+            chunks.push(self.fill_chunk(Addr(addr), first, body0)?);
+            chunks.push(self.fill_chunk(Addr(caddr), rest, ccap - cont_extra)?);
+        }
+        let prefix = if v1 {
+            Prefix::V1 {
+                num_messages: 0,
+                refcount,
+            }
+        } else {
+            // Bits 0-1: the width of "Size of Chunk #0", fixed by the reservation.
+            let code = match body0 {
+                0..=0xff => 0,
+                0x100..=0xffff => 1,
+                _ => 2,
+            };
+            Prefix::V2 {
+                flags: code,
+                times: None,
+                attr_phase_change: None,
+            }
+        };
+        let header = ObjectHeader { prefix, chunks };
+        for i in 0..header.chunks.len() {
+            let mut w = Writer::new(self.sizes);
+            header.encode_chunk(i, &mut w)?;
+            let at = header.chunks[i].address.0;
+            self.put(at, w.as_slice())?;
+        }
+        self.object_mut(id)?.cont = new_cont;
+        Ok(())
+    }
+
+    /// A chunk of exactly `body` bytes of messages: `msgs`, then NIL messages or a gap.
+    fn fill_chunk(&self, address: Addr, mut msgs: Vec<RawMessage>, body: u64) -> Result<Chunk> {
+        let hl = self.msg_header_len();
+        let used: u64 = msgs.iter().map(|m| hl + m.data.len() as u64).sum();
+        ensure!(
+            used <= body,
+            Format,
+            "header chunk overflow: {used} > {body}"
+        );
+        let mut left = body - used;
+        let mut gap = 0;
+        while left > 0 {
+            if left < hl {
+                gap = left as usize;
+                break;
+            }
+            let n = (left - hl).min(0xffff - 7);
+            msgs.push(RawMessage::nil(n as usize));
+            left -= hl + n;
+        }
+        Ok(Chunk {
+            address,
+            messages: msgs,
+            gap,
+        })
+    }
+
+    /// Write everything: groups, chunk indexes, object headers, the superblock, then the
+    /// image to disk. Afterwards the file on disk is complete.
+    pub fn flush(&mut self) -> Result<()> {
+        ensure!(self.file.is_some(), Closed, "the file was closed");
+        for i in 0..self.objects.len() {
+            let id = ObjId(i);
+            let r = self
+                .prepare_object(id)
+                .and_then(|()| self.prepare_attributes(id));
+            let path = self.objects[i].path.clone();
+            r.map_err(|e| e.at_path(&path))?;
+        }
+        for i in 0..self.objects.len() {
+            let path = self.objects[i].path.clone();
+            self.write_header(ObjId(i)).map_err(|e| e.at_path(&path))?;
+        }
+        self.write_superblock()?;
+        let file = self
+            .file
+            .as_mut()
+            .ok_or_else(|| Error::new(ErrorKind::Closed, "the file was closed"))?;
+        for (&at, block) in &self.meta {
+            file.seek(SeekFrom::Start(at))?;
+            file.write_all(block)?;
+        }
+        file.set_len(align8(self.eoa))?;
+        file.flush()?;
+        Ok(())
+    }
+
+    /// Build what an object's header points to (symbol tables, chunk indexes).
+    fn prepare_object(&mut self, id: ObjId) -> Result<()> {
+        let body = std::mem::replace(
+            &mut self.object_mut(id)?.body,
+            Body::Datatype(<u8 as h5_types::H5Type>::h5_type()),
+        );
+        let (body, r) = match body {
+            Body::Group(mut g) => {
+                let r = g.prepare(self);
+                (Body::Group(g), r)
+            }
+            Body::Dataset(mut d) => {
+                let r = d.prepare(self);
+                (Body::Dataset(d), r)
+            }
+            b @ Body::Datatype(_) => (b, Ok(())),
+        };
+        self.object_mut(id)?.body = body;
+        r
+    }
+
+    /// Write dense attribute storage when a version 2 header has too many attributes: the
+    /// attribute messages in a fractal heap, indexed by a version 2 B-tree of name hashes
+    /// (record type 8).
+    fn prepare_attributes(&mut self, id: ObjId) -> Result<()> {
+        let o = self.object(id)?;
+        // Dense storage when there are many attributes, or one too big for a header message.
+        let mut big = false;
+        if !self.v1() {
+            for a in &o.attrs {
+                let len = Message::Attribute(a.message(self)?)
+                    .to_bytes(self.sizes)
+                    .len();
+                big |= len > 0xffff - 64;
+            }
+        }
+        if self.v1() || (o.attrs.len() <= MAX_COMPACT_ATTRS && !big) {
+            self.object_mut(id)?.dense_attrs = None;
+            return Ok(());
+        }
+        if o.dense_attrs.is_some() && !o.attrs_dirty {
+            return Ok(());
+        }
+        let mut objects = Vec::with_capacity(o.attrs.len());
+        let mut names = Vec::with_capacity(o.attrs.len());
+        for a in &o.attrs {
+            objects.push(Message::Attribute(a.message(self)?).to_bytes(self.sizes));
+            names.push(a.name.clone());
+        }
+        let (heap, ids) = self.write_fractal_heap(&objects, 8)?;
+        let mut records = Vec::with_capacity(ids.len());
+        for (i, (name, id)) in names.iter().zip(&ids).enumerate() {
+            let hash = h5_format::checksum::lookup3(name.as_bytes(), 0);
+            let mut heap_id = [0u8; 8];
+            heap_id.copy_from_slice(&id[..8]);
+            records.push((
+                hash,
+                name,
+                h5_format::btree::v2::Record::AttributeName {
+                    heap_id,
+                    message_flags: 0,
+                    creation_order: i as u32,
+                    hash,
+                },
+            ));
+        }
+        records.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+        let recs: Vec<_> = records.into_iter().map(|r| r.2).collect();
+        let btree = self.write_btree2(
+            &super::btree2::Btree2Params {
+                record_type: 8,
+                node_size: 512,
+                record_size: 17,
+                split_percent: 100,
+                merge_percent: 40,
+            },
+            &recs,
+        )?;
+        let o = self.object_mut(id)?;
+        o.dense_attrs = Some((heap, btree));
+        o.attrs_dirty = false;
+        Ok(())
+    }
+
+    fn write_superblock(&mut self) -> Result<()> {
+        let root = &self.objects[0];
+        let eof = Addr(align8(self.eoa));
+        let root_addr = Addr(root.addr);
+        let sb = match self.format {
+            FileFormat::Compatible => {
+                let scratch = match &root.body {
+                    Body::Group(g) => g.scratch_pad(),
+                    _ => ScratchPad::None([0; 16]),
+                };
+                Superblock {
+                    version: 0,
+                    sizes: self.sizes,
+                    flags: 0,
+                    base_address: Addr(0),
+                    eof_address: eof,
+                    extension_address: Addr::UNDEF,
+                    root_object_header_address: root_addr,
+                    v0: Some(SuperblockV0 {
+                        group_leaf_node_k: GROUP_LEAF_K,
+                        group_internal_node_k: GROUP_INTERNAL_K,
+                        indexed_storage_internal_node_k: None,
+                        free_space_address: Addr::UNDEF,
+                        driver_info_address: Addr::UNDEF,
+                        root_group: SymbolTableEntry {
+                            link_name_offset: 0,
+                            object_header_address: root_addr,
+                            scratch,
+                        },
+                    }),
+                }
+            }
+            FileFormat::Latest => Superblock {
+                version: 2,
+                sizes: self.sizes,
+                flags: 0,
+                base_address: Addr(0),
+                eof_address: eof,
+                extension_address: Addr::UNDEF,
+                root_object_header_address: root_addr,
+                v0: None,
+            },
+        };
+        ensure!(
+            sb.encoded_len() as u64 <= self.superblock_len,
+            Format,
+            "superblock of {} bytes",
+            sb.encoded_len()
+        );
+        let mut w = Writer::new(self.sizes);
+        sb.encode(&mut w);
+        self.eoa = eof.0;
+        self.put(0, w.as_slice())
+    }
+
+    /// Flush and close the file, reporting any error.
+    pub fn close(mut self) -> Result<()> {
+        self.shutdown()
+    }
+
+    /// Flush and release the file, reporting any error; later flushes fail with
+    /// [`ErrorKind::Closed`] and dropping the writer does nothing more.
+    pub fn shutdown(&mut self) -> Result<()> {
+        if self.file.is_none() {
+            return Ok(());
+        }
+        let r = self.flush();
+        self.file = None;
+        r
+    }
+
+    /// Whether the file is still open.
+    pub fn is_open(&self) -> bool {
+        self.file.is_some()
+    }
+
+    /// The object's reference count: its hard links, plus for a committed datatype every
+    /// dataset and attribute that shares it (as the reference library counts them).
+    fn refcount(&self, id: ObjId) -> Result<u32> {
+        let o = self.object(id)?;
+        let mut n = o.refcount;
+        if let Body::Datatype(_) = o.body {
+            for other in &self.objects {
+                if let Body::Dataset(d) = &other.body {
+                    n += u32::from(d.committed_type() == Some(id));
+                }
+                n += other
+                    .attrs
+                    .iter()
+                    .filter(|a| a.committed == Some(id))
+                    .count() as u32;
+            }
+        }
+        Ok(n)
+    }
+
+    /// Add a hard link count to an object (one more name links to it).
+    pub(crate) fn add_ref(&mut self, id: ObjId) -> Result<()> {
+        let o = self.object_mut(id)?;
+        o.refcount = o.refcount.saturating_add(1);
+        Ok(())
+    }
+
+    /// The message flags a datatype message gets: shared when committed.
+    pub(crate) fn shared_type_message(&self, committed: ObjId) -> Result<Message> {
+        let o = self.object(committed)?;
+        ensure!(
+            matches!(o.body, Body::Datatype(_)),
+            InvalidArgument,
+            "{} is not a committed datatype",
+            o.path
+        );
+        let version = if self.v1() { 2 } else { 3 };
+        Ok(Message::Shared {
+            kind: MessageType::DATATYPE,
+            shared: h5_format::message::shared::SharedMessage {
+                version,
+                location: h5_format::message::shared::SharedLocation::Committed(Addr(o.addr)),
+            },
+        })
+    }
+}
+
+impl Drop for FileWriter {
+    fn drop(&mut self) {
+        if self.file.is_some() {
+            if let Err(e) = self.flush() {
+                eprintln!("h5: error flushing {} on drop: {e}", self.path.display());
+            }
+        }
+    }
+}
