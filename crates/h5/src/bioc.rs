@@ -378,7 +378,7 @@ pub fn check<T: Value>(ds: &Dataset) -> Result<()> {
 
 /// The bytes of each string element of `raw` (file datatype `dt`, a string datatype), each
 /// ending at its first NUL or at its full length.
-fn string_bytes(file: &h5_io::File, dt: &Datatype, raw: &[u8]) -> Result<Vec<Vec<u8>>> {
+pub(crate) fn string_bytes(file: &h5_io::File, dt: &Datatype, raw: &[u8]) -> Result<Vec<Vec<u8>>> {
     let s = match dt {
         Datatype::String(s) => s,
         other => {
