@@ -601,11 +601,14 @@ impl Reader {
         if let Err(e) = check_datatype::<T>(dt) {
             // Narrowing keeps the class rules: integers for integer types, numbers for
             // floats, strings for strings.
-            let class_ok = match (T::repr(), dt) {
-                (Repr::Int { .. }, Datatype::Integer(_)) => true,
-                (Repr::Float { .. }, Datatype::Integer(_) | Datatype::Float(_)) => true,
-                _ => false,
-            };
+            let class_ok = matches!(
+                (T::repr(), dt),
+                (Repr::Int { .. }, Datatype::Integer(_))
+                    | (
+                        Repr::Float { .. },
+                        Datatype::Integer(_) | Datatype::Float(_)
+                    )
+            );
             if !(self.narrowing && class_ok) {
                 return Err(e);
             }
@@ -736,11 +739,15 @@ macro_rules! float_placeholder {
                     if x > candidate {
                         return Some(candidate);
                     }
-                    candidate = candidate.next_up();
-                    if candidate == 0.0 {
-                        // -0.0 equals 0.0: step past both.
-                        candidate = <$t>::from_bits(1);
-                    }
+                    // The next float up (`next_up`, newer than the minimum Rust version);
+                    // -0.0 equals 0.0, so both step to the smallest positive value.
+                    candidate = if candidate == 0.0 {
+                        <$t>::from_bits(1)
+                    } else if candidate < 0.0 {
+                        <$t>::from_bits(candidate.to_bits() - 1)
+                    } else {
+                        <$t>::from_bits(candidate.to_bits() + 1)
+                    };
                 }
                 (candidate.is_finite()).then_some(candidate)
             }
@@ -881,17 +888,18 @@ mod tests {
             f64::MAX,
         ];
         let p = choose_placeholder::<f64>(&v).unwrap();
-        assert_eq!(p, f64::MIN.next_up());
+        assert_eq!(p, f64::from_bits(f64::MIN.to_bits() - 1));
+        let up = |x: f32| f32::from_bits(x.to_bits() - 1);
         let v = [
             f32::NAN,
             f32::NEG_INFINITY,
             f32::INFINITY,
             f32::MIN,
             f32::MAX,
-            f32::MIN.next_up(),
+            up(f32::MIN),
         ];
         let p = choose_placeholder::<f32>(&v).unwrap();
-        assert_eq!(p, f32::MIN.next_up().next_up());
+        assert_eq!(p, up(up(f32::MIN)));
         assert!(!v.contains(&p));
     }
 

@@ -659,7 +659,7 @@ impl Variable {
         let acc = nc_access(space, form, NcMode::Read).map_err(h5_io::Error::from)?;
         let raw = self.ds.read_raw_selection(&acc.file, &acc.memory)?;
         let esize = dt.size();
-        let n = if esize == 0 { 0 } else { raw.len() / esize };
+        let n = raw.len().checked_div(esize).unwrap_or(0);
         let target = T::h5_type();
         let conv = Converter::new(dt, &target)?;
         let mut out = vec![0u8; n.saturating_mul(target.size())];
