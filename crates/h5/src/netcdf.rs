@@ -241,7 +241,7 @@ pub struct Converted<T> {
     pub out_of_range_at: Vec<Vec<u64>>,
 }
 
-impl<T> Converted<T> {
+impl<T: Numeric> Converted<T> {
     /// The values, or a range error naming the offending ones.
     pub fn into_result(self) -> Result<Vec<T>> {
         if self.out_of_range.is_empty() {
@@ -264,8 +264,10 @@ impl<T> Converted<T> {
         let mut e = Error::new(
             ErrorKind::Range,
             format!(
-                "{} value(s) out of range of the memory type, at {}{more} (the other values were converted)",
+                "{} value(s) out of range of {} ({}), at {}{more} (the other values were converted)",
                 self.out_of_range.len(),
+                T::NC_NAME,
+                std::any::type_name::<T>(),
                 shown.join(", ")
             ),
         );
