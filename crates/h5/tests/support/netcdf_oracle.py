@@ -32,7 +32,9 @@ def convert(values, t):
         info = np.iinfo(t)
         xf = x.astype(np.float64) if x.dtype.kind == "f" else x
         if xf.dtype.kind == "f":
-            bad = np.isnan(xf) | np.isinf(xf) | (np.trunc(xf) < info.min) | (np.trunc(xf) > info.max)
+            # As netCDF's C library: the value itself against the bounds (before truncation).
+            with np.errstate(invalid="ignore"):
+                bad = np.isnan(xf) | np.isinf(xf) | (xf < info.min) | (xf > info.max)
         else:
             bad = (xf.astype(object) < info.min) | (xf.astype(object) > info.max)
         out = []
@@ -80,7 +82,12 @@ for line in sys.stdin:
         ds = f[parts[1]]
         out = []
         for k, d in enumerate(ds.dims):
-            name = d[0].name.rsplit("/", 1)[-1] if len(d) else "phony_dim_%d" % k
+            if len(d):
+                name = d[0].name.rsplit("/", 1)[-1]
+            elif ds.ndim == 1 and h5py.h5ds.is_scale(ds.id):
+                name = ds.name.rsplit("/", 1)[-1]  # a coordinate variable: its own dimension
+            else:
+                name = "phony_dim_%d" % k
             out.append("%s:%d:%d" % (name, ds.shape[k], 1 if ds.maxshape[k] is None else 0))
         print(" ".join(out))
     elif parts[0] == "rows":
