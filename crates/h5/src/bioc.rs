@@ -29,8 +29,8 @@
 //!
 //! ```no_run
 //! # fn main() -> Result<(), h5::bioc::Error> {
-//! let f = h5::File::open("counts.h5").map_err(h5::bioc::Error::from)?;
-//! let ds = f.dataset("/counts").map_err(h5::bioc::Error::from)?;
+//! let f = h5::File::open("counts.h5")?;
+//! let ds = f.dataset("/counts")?;
 //! h5::bioc::check::<i32>(&ds)?; // an integer type an i32 holds
 //! let counts = h5::bioc::read::<i32>(&ds)?;
 //! for (v, missing) in counts.values().iter().zip(counts.missing()) {

@@ -19,8 +19,10 @@
 //! range, or a NaN or infinity read as an integer) is a range error (`NC_ERANGE`), but every
 //! other value is still converted: [`Variable::read_converted`] returns the values together
 //! with the positions and index vectors of the offending ones, and [`Variable::read`] turns
-//! them into an [`Error`] of kind [`ErrorKind::Range`]. Text (`char`) variables do not convert
-//! to numbers (`NC_ECHAR`); [`Variable::read_text`] reads them.
+//! them into an [`Error`] of kind [`ErrorKind::Range`]. Byte variables are signed or
+//! unsigned as their HDF5 datatype says. Text (`char`) variables do not convert to numbers
+//! (`NC_ECHAR`); [`Variable::read_text`] reads them, and [`Variable::read_strings`] reads
+//! netCDF-4 `string` variables.
 //!
 //! **Ragged arrays** (section 3.4): [`NcFile::ragged_rows`] follows the guide's convention,
 //! a `row_index` attribute on the data variable naming the integer variable that holds each
@@ -563,7 +565,7 @@ pub struct Variable {
     dims: Vec<Dimension>,
 }
 
-/// The corner, edge lengths and strides of an access (`None` for the whole variable).
+/// The corner, edge lengths and strides of an access, on a variable of shape `shape`.
 fn section(form: &NcForm<'_>, shape: &[u64]) -> (Vec<u64>, Vec<u64>, Vec<u64>) {
     let r = shape.len();
     match *form {
@@ -766,6 +768,38 @@ impl Variable {
             stride,
             imap: Some(imap),
         })
+    }
+
+    /// The strings of a variable-length string variable (netCDF-4 `string`), by any access
+    /// form (elements a mapped section skips are empty).
+    pub fn read_strings(&self, form: NcForm<'_>) -> Result<Vec<String>> {
+        let f = || -> Result<Vec<String>> {
+            let dt = self.ds.datatype();
+            if !matches!(dt, Datatype::String(s) if s.is_variable()) {
+                return Err(Error::new(
+                    ErrorKind::Char,
+                    format!("the variable is {dt}, not a string variable"),
+                ));
+            }
+            let acc =
+                nc_access(self.ds.dataspace(), form, NcMode::Read).map_err(h5_io::Error::from)?;
+            let raw = self.ds.read_raw_selection(&acc.file, &acc.memory)?;
+            let bytes = crate::bioc::string_bytes(self.ds.file(), dt, &raw)
+                .map_err(|e| Error::new(ErrorKind::Io, e.to_string()))?;
+            bytes
+                .into_iter()
+                .enumerate()
+                .map(|(i, b)| {
+                    String::from_utf8(b).map_err(|_| {
+                        Error::new(
+                            ErrorKind::Convention,
+                            format!("string {i} is not UTF-8 (netCDF strings are)"),
+                        )
+                    })
+                })
+                .collect()
+        };
+        f().map_err(|e| e.at(self.path()))
     }
 
     /// The characters of a text variable (netCDF `char`), by any access form.

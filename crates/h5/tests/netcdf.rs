@@ -405,6 +405,41 @@ fn ragged_arrays_and_text_against_h5py() {
         })
         .unwrap();
     assert_eq!(row, b"beta");
+    // netCDF-4 strings (variable-length), by subsampled and mapped access; any HDF5 file
+    // opens as netCDF: here the BioC fixture's strings.
+    let bioc = NcFile::open(fixture().with_file_name("bioc.h5")).unwrap();
+    let v = bioc.variable("str/vlen_utf8").unwrap();
+    let all = v.read_strings(NcForm::Whole).unwrap();
+    assert_eq!(all, ["\u{e9}", "NA", "", "NA", "\u{65e5}\u{672c}"]);
+    let sub = v
+        .read_strings(NcForm::Subsampled {
+            start: &[0],
+            count: &[3],
+            stride: &[2],
+        })
+        .unwrap();
+    assert_eq!(sub, ["\u{e9}", "", "\u{65e5}\u{672c}"]);
+    let rev = v
+        .read_strings(NcForm::Mapped {
+            start: &[1],
+            count: &[2],
+            stride: None,
+            imap: Some(&[2]),
+        })
+        .unwrap();
+    assert_eq!(rev, ["NA", "", ""]);
+    assert_eq!(
+        v.read::<f64>(NcForm::Whole).unwrap_err().kind(),
+        ErrorKind::Char
+    );
+    assert_eq!(
+        nc.variable("temp")
+            .unwrap()
+            .read_strings(NcForm::Whole)
+            .unwrap_err()
+            .kind(),
+        ErrorKind::Char
+    );
 }
 
 #[test]
