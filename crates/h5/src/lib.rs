@@ -4,6 +4,8 @@
 //! ([`format`]), files ([`io`]) and `#[derive(H5Type)]`.
 #![forbid(unsafe_code)]
 
+pub mod bioc;
+pub mod netcdf;
 pub mod read;
 
 pub use h5_format as format;
