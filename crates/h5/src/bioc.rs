@@ -110,6 +110,7 @@ impl fmt::Display for Rule {
 enum Kind {
     Rule { rule: Rule, message: String },
     Io(h5_io::Error),
+    Write(crate::write::WriteError),
 }
 
 /// An error: a file breaking a rule of the policy (with the dataset's path), or an error
@@ -146,7 +147,7 @@ impl Error {
     pub fn broken_rule(&self) -> Option<Rule> {
         match &self.kind {
             Kind::Rule { rule, .. } => Some(*rule),
-            Kind::Io(_) => None,
+            Kind::Io(_) | Kind::Write(_) => None,
         }
     }
 
@@ -154,7 +155,7 @@ impl Error {
     pub fn io(&self) -> Option<&h5_io::Error> {
         match &self.kind {
             Kind::Io(e) => Some(e),
-            Kind::Rule { .. } => None,
+            Kind::Rule { .. } | Kind::Write(_) => None,
         }
     }
 
@@ -169,6 +170,15 @@ impl From<h5_io::Error> for Error {
         Error {
             path: None,
             kind: Kind::Io(e),
+        }
+    }
+}
+
+impl From<crate::write::WriteError> for Error {
+    fn from(e: crate::write::WriteError) -> Self {
+        Error {
+            path: None,
+            kind: Kind::Write(e),
         }
     }
 }
@@ -194,6 +204,7 @@ impl fmt::Display for Error {
                 )
             }
             Kind::Io(e) => write!(f, "{e}"),
+            Kind::Write(e) => write!(f, "{e}"),
         }
     }
 }
@@ -202,7 +213,7 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match &self.kind {
             Kind::Io(e) => Some(e),
-            Kind::Rule { .. } => None,
+            Kind::Rule { .. } | Kind::Write(_) => None,
         }
     }
 }
@@ -804,6 +815,61 @@ pub fn with_placeholder<T: Placeholder>(values: &[Option<T>]) -> Result<WithPlac
             .collect(),
         placeholder: Some(p),
     })
+}
+
+/// Write `values` as the one-dimensional dataset `name` of `group` under the policy: missing
+/// values (`None`) are replaced by a placeholder chosen for the data
+/// ([`with_placeholder`]), stored as the scalar attribute `missing-value-placeholder` of the
+/// dataset's own datatype. Nothing missing: no attribute. A reader following the policy
+/// ([`read`]) gives the `None`s back.
+pub fn write<T: Placeholder + crate::H5Type>(
+    group: &crate::write::GroupWriter,
+    name: &str,
+    values: &[Option<T>],
+) -> Result<crate::write::DatasetWriter> {
+    let prepared = with_placeholder(values)?;
+    let ds = group
+        .new_dataset::<T>()
+        .shape(&[prepared.values.len() as u64])
+        .create(name)?;
+    ds.write(&prepared.values)?;
+    if let Some(p) = prepared.placeholder {
+        ds.new_attr::<T>()
+            .create(DEFAULT_PLACEHOLDER)?
+            .write(std::slice::from_ref(&p))?;
+    }
+    Ok(ds)
+}
+
+/// [`write`] for strings: a dataset of variable-length UTF-8 strings, missing values replaced
+/// by a placeholder string absent from the data (`"NA"`, `"NA_1"`, ...), stored as a scalar
+/// variable-length string attribute.
+pub fn write_strings(
+    group: &crate::write::GroupWriter,
+    name: &str,
+    values: &[Option<String>],
+) -> Result<crate::write::DatasetWriter> {
+    use h5_types::h5type::VarLenUnicode;
+    let prepared = with_placeholder(values)?;
+    let text = prepared
+        .values
+        .iter()
+        .map(|s| VarLenUnicode::try_from(s.as_str()))
+        .collect::<h5_types::Result<Vec<_>>>()
+        .map_err(crate::write::WriteError::from)?;
+    let ds = group
+        .new_dataset::<VarLenUnicode>()
+        .shape(&[text.len() as u64])
+        .create(name)?;
+    ds.write(&text)?;
+    if let Some(p) = prepared.placeholder {
+        ds.new_attr::<VarLenUnicode>()
+            .create(DEFAULT_PLACEHOLDER)?
+            .write(&[
+                VarLenUnicode::try_from(p.as_str()).map_err(crate::write::WriteError::from)?
+            ])?;
+    }
+    Ok(ds)
 }
 
 #[cfg(test)]

@@ -511,3 +511,72 @@ fn placeholders_chosen_here_round_trip_through_h5py() {
     assert_eq!(back.missing_count(), 0);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Our writer writes under the policy (`bioc::write`): our reader gives the `None`s back, and
+/// h5py sees the placeholder attribute with the dataset's own datatype and the placeholder in
+/// the missing places.
+#[test]
+fn written_here_with_placeholders() {
+    let dir = std::env::temp_dir().join(format!("h5-bioc-write-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("ours.h5");
+    let ints = [Some(5i16), None, Some(i16::MIN), Some(-3)];
+    let floats = [Some(1.5f32), None, Some(f32::INFINITY)];
+    let strs = [Some("a".to_string()), None, Some("NA".to_string())];
+    let complete = [Some(1u8), Some(2)];
+    {
+        let f = h5::WritableFile::create(&path).unwrap();
+        bioc::write(&f, "ints", &ints).unwrap();
+        bioc::write(&f, "floats", &floats).unwrap();
+        bioc::write_strings(&f, "strs", &strs).unwrap();
+        bioc::write(&f, "complete", &complete).unwrap();
+        f.close().unwrap();
+    }
+    let f = h5::File::open(&path).unwrap();
+    assert_eq!(
+        bioc::read_options::<i16>(&f.dataset("ints").unwrap()).unwrap(),
+        ints
+    );
+    let back = bioc::read_options::<f32>(&f.dataset("floats").unwrap()).unwrap();
+    assert_eq!(back, floats);
+    assert_eq!(
+        bioc::read_options::<String>(&f.dataset("strs").unwrap()).unwrap(),
+        strs
+    );
+    let c = bioc::read::<u8>(&f.dataset("complete").unwrap()).unwrap();
+    assert_eq!(c.placeholder(), None);
+
+    let Some(py) = h5_oracle::require("h5py", h5_oracle::h5py()) else {
+        return;
+    };
+    let script = r#"
+import sys, h5py, numpy as np
+f = h5py.File(sys.argv[1], "r")
+for name in ["ints", "floats", "strs", "complete"]:
+    d = f[name]
+    a = d.attrs.get("missing-value-placeholder")
+    if a is None:
+        print(name, "none")
+        continue
+    same = d.attrs.get_id("missing-value-placeholder").get_type().get_class() == d.id.get_type().get_class()
+    v = d[...]
+    if isinstance(a, bytes) or isinstance(a, str):
+        a = a.decode() if isinstance(a, bytes) else a
+        v = [x.decode() if isinstance(x, bytes) else x for x in v]
+        idx = [i for i, x in enumerate(v) if x == a]
+    elif np.isnan(a):
+        idx = list(np.nonzero(np.isnan(v))[0])
+    else:
+        idx = list(np.nonzero(v == a)[0])
+    print(name, int(same), a.dtype.str if hasattr(a, "dtype") else "str", ",".join(str(int(i)) for i in idx))
+"#;
+    let out =
+        h5_oracle::run(&py, &["-c", script, path.to_str().unwrap()], b"").expect("h5py reads");
+    let text = String::from_utf8(out).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "ints 1 <i2 1", "{text}");
+    assert_eq!(lines[1], "floats 1 <f4 1", "{text}");
+    assert_eq!(lines[2], "strs 1 str 1", "{text}");
+    assert_eq!(lines[3], "complete none", "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
