@@ -112,7 +112,7 @@ impl Bench {
     }
 
     /// The input of `n` source elements of `size` bytes.
-    fn input(&self, n: usize, size: usize) -> Vec<u8> {
+    pub fn input(&self, n: usize, size: usize) -> Vec<u8> {
         let mut rng = SplitMix64(self.seed);
         let mut v = vec![0u8; n * size];
         match self.fill {

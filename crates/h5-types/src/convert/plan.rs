@@ -483,14 +483,43 @@ fn with_int_dst<T>(ctx: &mut Ctx, int: bool, f: impl FnOnce(&mut Ctx) -> T) -> T
 fn copy_elements(src: &[u8], ss: usize, dst: &mut [u8], ds: usize, n: usize, size: usize) {
     if ss == size && ds == size {
         dst[..n * size].copy_from_slice(&src[..n * size]);
-    } else {
-        for i in 0..n {
-            dst[i * ds..i * ds + size].copy_from_slice(&src[i * ss..i * ss + size]);
+        return;
+    }
+    if n == 0 {
+        return;
+    }
+    // Strided (compound members): fixed-size moves for the common sizes, so that each
+    // element is a load and a store rather than a call to `memcpy`.
+    macro_rules! fixed {
+        ($n:expr) => {{
+            for (s, d) in src.chunks(ss).zip(dst.chunks_mut(ds)).take(n) {
+                d[..$n].copy_from_slice(&s[..$n]);
+            }
+        }};
+    }
+    match size {
+        _ if ss < size || ds < size => {
+            for i in 0..n {
+                dst[i * ds..i * ds + size].copy_from_slice(&src[i * ss..i * ss + size]);
+            }
+        }
+        1 => fixed!(1),
+        2 => fixed!(2),
+        4 => fixed!(4),
+        8 => fixed!(8),
+        16 => fixed!(16),
+        _ => {
+            for i in 0..n {
+                dst[i * ds..i * ds + size].copy_from_slice(&src[i * ss..i * ss + size]);
+            }
         }
     }
 }
 
 fn swap_elements(src: &[u8], ss: usize, dst: &mut [u8], ds: usize, n: usize, size: usize) {
+    if n == 0 {
+        return;
+    }
     macro_rules! fixed {
         ($t:ty, $n:expr) => {{
             if ss == $n && ds == $n {
@@ -502,8 +531,20 @@ fn swap_elements(src: &[u8], ss: usize, dst: &mut [u8], ds: usize, n: usize, siz
                     a.copy_from_slice(s);
                     d.copy_from_slice(&<$t>::from_le_bytes(a).swap_bytes().to_le_bytes());
                 }
-                return;
+            } else if ss >= $n && ds >= $n {
+                for (s, d) in src.chunks(ss).zip(dst.chunks_mut(ds)).take(n) {
+                    let mut a = [0u8; $n];
+                    a.copy_from_slice(&s[..$n]);
+                    d[..$n].copy_from_slice(&<$t>::from_le_bytes(a).swap_bytes().to_le_bytes());
+                }
+            } else {
+                for i in 0..n {
+                    let d = &mut dst[i * ds..i * ds + $n];
+                    d.copy_from_slice(&src[i * ss..i * ss + $n]);
+                    d.reverse();
+                }
             }
+            return;
         }};
     }
     match size {

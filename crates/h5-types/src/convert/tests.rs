@@ -1178,3 +1178,80 @@ fn random_compounds_match_reference() {
     assert!(jobs.len() >= 40, "{} jobs", jobs.len());
     check_against_oracle(&jobs);
 }
+
+/// Long packed and strided buffers through the block-wise fast paths (`f64` to `f32`,
+/// strided copies and swaps of compound members), with special values scattered across
+/// block boundaries.
+#[test]
+fn fast_paths_match_reference_on_long_buffers() {
+    let mut rng = Rng(0xb10c);
+    let specials = [
+        f64::NAN,
+        -f64::NAN,
+        f64::from_bits(0x7ff0_0000_0000_0001), // signalling NaN
+        f64::from_bits(0xfff7_ffff_ffff_ffff),
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        1e300,
+        -1e300,
+        f64::from(f32::MAX),
+        -f64::from(f32::MAX),
+        f64::from_bits(f64::from(f32::MAX).to_bits() + 1),
+        -f64::from_bits(f64::from(f32::MAX).to_bits() + 1),
+        1e-310,
+        1e-40,
+    ];
+    let n = 1000;
+    let mut xs = Vec::with_capacity(n);
+    for i in 0..n {
+        if i % 37 == 5 || (300..340).contains(&i) {
+            xs.push(specials[i % specials.len()]);
+        } else {
+            let e = 1023 - 60 + rng.below(120);
+            xs.push(f64::from_bits(
+                (rng.next() & (1 << 63)) | e << 52 | (rng.next() & ((1 << 52) - 1)),
+            ));
+        }
+    }
+    let input: Vec<u8> = xs.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let mut jobs = Vec::new();
+    jobs.extend(both(&f64le(), &f32le(), input, None));
+    let i16be: Datatype = IntegerType::new(2, BE, Sign::TwosComplement).into();
+    let i32be: Datatype = IntegerType::new(4, BE, Sign::TwosComplement).into();
+    let i64be: Datatype = IntegerType::new(8, BE, Sign::TwosComplement).into();
+    let s3: Datatype = StringType::fixed(3, StrPad::NullTerm, CharSet::Ascii).into();
+    let src = compound(
+        40,
+        vec![
+            ("u", 0, u8le()),
+            ("s", 1, s3.clone()),
+            ("h", 4, i16be.clone()),
+            ("w", 8, i32be.clone()),
+            ("x", 12, i32le()),
+            ("d", 16, f64le()),
+            ("q", 24, i64be.clone()),
+            ("f", 32, f64le()),
+        ],
+    );
+    let dst = compound(
+        36,
+        vec![
+            ("f", 0, f32le()),
+            ("q", 4, IntegerType::new(8, LE, Sign::TwosComplement).into()),
+            ("d", 12, f64le()),
+            ("x", 20, i32le()),
+            ("w", 24, i32le()),
+            ("h", 28, i16be),
+            ("s", 30, s3),
+            ("u", 33, u8le()),
+        ],
+    );
+    let count = 300;
+    let mut input: Vec<u8> = (0..count * 40).map(|_| rng.next() as u8).collect();
+    for (i, e) in input.chunks_exact_mut(40).enumerate() {
+        e[32..].copy_from_slice(&xs[(i * 7) % n].to_le_bytes());
+    }
+    let bkg: Vec<u8> = (0..count * 36).map(|_| rng.next() as u8).collect();
+    jobs.extend(both(&src, &dst, input, Some(bkg)));
+    check_against_oracle(&jobs);
+}
