@@ -415,6 +415,22 @@ impl Plan {
         }
     }
 
+    /// Whether converting the elements in several calls gives the same results as one
+    /// call (the path keeps no state from one element to the next; the general float
+    /// paths do, for instance).
+    pub(crate) fn is_stateless(&self) -> bool {
+        match self {
+            Plan::Noop { .. }
+            | Plan::Swap { .. }
+            | Plan::IntFast(_)
+            | Plan::HardFloatFloat(_)
+            | Plan::HardIntFloat(_)
+            | Plan::HardFloatInt(_) => true,
+            Plan::Compound(c) => c.is_stateless(),
+            _ => false,
+        }
+    }
+
     pub(crate) fn needs_background(&self) -> bool {
         match self {
             Plan::Compound(_) => true,

@@ -1246,12 +1246,34 @@ fn fast_paths_match_reference_on_long_buffers() {
             ("u", 33, u8le()),
         ],
     );
-    let count = 300;
+    // Several blocks of the compound path.
+    let count = 5000;
     let mut input: Vec<u8> = (0..count * 40).map(|_| rng.next() as u8).collect();
     for (i, e) in input.chunks_exact_mut(40).enumerate() {
         e[32..].copy_from_slice(&xs[(i * 7) % n].to_le_bytes());
     }
     let bkg: Vec<u8> = (0..count * 36).map(|_| rng.next() as u8).collect();
+    // Block by block without a handler, element order with one: the same bytes and counts.
+    let conv = Converter::new(&src, &dst).unwrap();
+    let mut plain = bkg.clone();
+    let mut opts = ConversionOptions::new();
+    conv.convert(&input, &mut plain, count, &mut opts).unwrap();
+    let mut seen = Vec::new();
+    let mut with_handler = bkg.clone();
+    let mut hopts = ConversionOptions::new().with_handler(|e, _| {
+        seen.push(e.index);
+        Action::Unhandled
+    });
+    conv.convert(&input, &mut with_handler, count, &mut hopts)
+        .unwrap();
+    assert_eq!(plain, with_handler);
+    assert_eq!(opts.report, hopts.report);
+    assert!(opts.report.total() > 100, "{:?}", opts.report);
+    drop(hopts);
+    assert!(
+        seen.iter().any(|&i| i > 4000),
+        "element indices are those of the whole buffer"
+    );
     jobs.extend(both(&src, &dst, input, Some(bkg)));
     check_against_oracle(&jobs);
 }
