@@ -178,7 +178,8 @@ pub(crate) struct IntFast {
 }
 
 /// The clamp loop for one pair of types and orders; returns the numbers of values above and
-/// below the destination's range.
+/// below the destination's range. The loop only notes whether anything was clamped (so that
+/// it stays short); the values out of range are counted in a second pass when it was.
 #[inline(never)]
 fn clamp_loop<S: Lane, D: Lane, const SBE: bool, const DBE: bool>(
     src: &[u8],
@@ -187,24 +188,24 @@ fn clamp_loop<S: Lane, D: Lane, const SBE: bool, const DBE: bool>(
     ds: usize,
     n: usize,
 ) -> (u64, u64) {
-    let (mut hi, mut lo) = (0u64, 0u64);
     // Clamp in 64-bit arithmetic unless an unsigned 64-bit type is involved.
     let narrow_math = S::MAX <= i128::from(i64::MAX) && D::MAX <= i128::from(i64::MAX);
+    let mut clamped = false;
     let mut one = |s: &[u8], d: &mut [u8]| {
         if narrow_math {
             let v = S::ld::<SBE>(s).wide() as i64;
-            let (min, max) = (D::MIN as i64, D::MAX as i64);
-            hi += u64::from(v > max);
-            lo += u64::from(v < min);
-            D::narrow(i128::from(v.clamp(min, max))).st::<DBE>(d);
+            let c = v.clamp(D::MIN as i64, D::MAX as i64);
+            clamped |= c != v;
+            D::narrow(i128::from(c)).st::<DBE>(d);
         } else {
             let v = S::ld::<SBE>(s).wide();
-            hi += u64::from(v > D::MAX);
-            lo += u64::from(v < D::MIN);
-            D::narrow(v.clamp(D::MIN, D::MAX)).st::<DBE>(d);
+            let c = v.clamp(D::MIN, D::MAX);
+            clamped |= c != v;
+            D::narrow(c).st::<DBE>(d);
         }
     };
-    if ss == S::N && ds == D::N {
+    let packed = ss == S::N && ds == D::N;
+    if packed {
         for (s, d) in src[..n * S::N]
             .chunks_exact(S::N)
             .zip(dst[..n * D::N].chunks_exact_mut(D::N))
@@ -215,6 +216,24 @@ fn clamp_loop<S: Lane, D: Lane, const SBE: bool, const DBE: bool>(
         for i in 0..n {
             one(&src[i * ss..i * ss + S::N], &mut dst[i * ds..i * ds + D::N]);
         }
+    }
+    if !clamped {
+        return (0, 0);
+    }
+    let (mut hi, mut lo) = (0u64, 0u64);
+    if narrow_math {
+        let (dmax, dmin) = (D::MAX as i64, D::MIN as i64);
+        for i in 0..n {
+            let v = S::ld::<SBE>(&src[i * ss..i * ss + S::N]).wide() as i64;
+            hi += u64::from(v > dmax);
+            lo += u64::from(v < dmin);
+        }
+        return (hi, lo);
+    }
+    for i in 0..n {
+        let v = S::ld::<SBE>(&src[i * ss..i * ss + S::N]).wide();
+        hi += u64::from(v > D::MAX);
+        lo += u64::from(v < D::MIN);
     }
     (hi, lo)
 }

@@ -1275,5 +1275,29 @@ fn fast_paths_match_reference_on_long_buffers() {
         "element indices are those of the whole buffer"
     );
     jobs.extend(both(&src, &dst, input, Some(bkg)));
+    // Clamping: the loop that only notes clamping and the pass that counts.
+    let i64le: Datatype = IntegerType::new(8, LE, Sign::TwosComplement).into();
+    let i16le: Datatype = IntegerType::new(2, LE, Sign::TwosComplement).into();
+    let u16le: Datatype = IntegerType::new(2, LE, Sign::None).into();
+    let mut wide: Vec<i64> = vec![32767, 32768, -32768, -32769, 0, -1, 65535, 65536, i64::MIN];
+    wide.extend((0..2000).map(|_| (rng.next() as i64) >> rng.below(64)));
+    let input: Vec<u8> = wide.iter().flat_map(|v| v.to_le_bytes()).collect();
+    for d in [&i16le, &u16le] {
+        let conv = Converter::new(&i64le, d).unwrap();
+        let mut out = vec![0u8; wide.len() * 2];
+        let mut opts = ConversionOptions::new();
+        conv.convert(&input, &mut out, wide.len(), &mut opts)
+            .unwrap();
+        let (lo_lim, hi_lim) = if d == &i16le {
+            (-32768, 32767)
+        } else {
+            (0, 65535)
+        };
+        let hi = wide.iter().filter(|&&v| v > hi_lim).count() as u64;
+        let lo = wide.iter().filter(|&&v| v < lo_lim).count() as u64;
+        assert_eq!(opts.report.count(ExceptionKind::RangeHi), hi);
+        assert_eq!(opts.report.count(ExceptionKind::RangeLow), lo);
+        jobs.extend(both(&i64le, d, input.clone(), None));
+    }
     check_against_oracle(&jobs);
 }
