@@ -1,8 +1,8 @@
 //! The conversion group: `h5_types::convert` against the reference library's `H5Tconvert`.
 //!
 //! Both sides generate the same input from the same seed (splitmix64; the reference side is
-//! `crates/h5-oracle/c/bench_convert.c`), convert it once to warm up, then once under the
-//! clock, and hash the converted bytes so the runner can check that they agree. Each
+//! `crates/h5-oracle/c/bench_convert.c`), convert it once to warm up, then a few times under
+//! the clock, and hash the converted bytes so the runner can check that they agree. Each
 //! benchmark converts `N = MiB / max(source size, destination size)` elements, so its larger
 //! buffer is the requested size.
 
@@ -180,8 +180,9 @@ pub fn hash(bytes: &[u8]) -> u64 {
     h
 }
 
-/// Our side of one benchmark: convert the input under the clock.
-fn run_one(b: &Bench, mib: usize, dump: Option<&Path>) -> Result<Measurement> {
+/// Our side of one benchmark: convert the input once to warm up, then `reps` times under the
+/// clock, printing a measurement each time.
+fn run_one(b: &Bench, mib: usize, reps: usize, dump: Option<&Path>) -> Result {
     let (src, dst) = b.types()?;
     let (ss, ds) = (src.size(), dst.size());
     let bytes = mib << 20;
@@ -194,27 +195,31 @@ fn run_one(b: &Bench, mib: usize, dump: Option<&Path>) -> Result<Measurement> {
             .map_err(|e| format!("{}: {e}", b.name))
     };
     convert(&mut out)?; // warm-up: faults the pages in
-    let t0 = Instant::now();
-    convert(&mut out)?;
-    let seconds = t0.elapsed().as_secs_f64();
+    for _ in 0..reps {
+        let t0 = Instant::now();
+        convert(&mut out)?;
+        let seconds = t0.elapsed().as_secs_f64();
+        let m = Measurement {
+            name: b.name.to_owned(),
+            bytes: bytes as u64,
+            seconds,
+            hash: hash(&out),
+        };
+        println!("{}", m.line());
+    }
     if let Some(path) = dump {
         std::fs::write(path, &out).map_err(|e| format!("{}: {e}", path.display()))?;
     }
-    Ok(Measurement {
-        name: b.name.to_owned(),
-        bytes: bytes as u64,
-        seconds,
-        hash: hash(&out),
-    })
+    Ok(())
 }
 
-/// The worker: our side of the benchmarks named by `only` (or all), one measurement each,
-/// printed in the runner's line format.
-pub fn worker(mib: usize, only: &str, dump: Option<&Path>) -> Result {
+/// The worker: our side of the benchmarks named by `only` (or all), `reps` measurements of
+/// each, printed in the runner's line format.
+pub fn worker(mib: usize, reps: usize, only: &str, dump: Option<&Path>) -> Result {
     let mut found = false;
     for b in BENCHES.iter().filter(|b| only == "all" || b.name == only) {
         found = true;
-        println!("{}", run_one(b, mib, dump)?.line());
+        run_one(b, mib, reps, dump)?;
     }
     if found {
         Ok(())
@@ -244,6 +249,7 @@ impl Group for ConvertGroup {
         side: Side,
         our_exe: &Path,
         mib: usize,
+        reps: usize,
         only: Option<&str>,
         dump: Option<&Path>,
     ) -> Result<Command> {
@@ -255,7 +261,9 @@ impl Group for ConvertGroup {
             }
             Side::Reference => Command::new(h5_oracle::c_program_with("bench_convert", &["-O2"])?),
         };
-        c.arg(mib.to_string()).arg(only.unwrap_or("all"));
+        c.arg(mib.to_string())
+            .arg(reps.to_string())
+            .arg(only.unwrap_or("all"));
         if let Some(d) = dump {
             c.arg(d);
         }

@@ -18,10 +18,16 @@ pub fn groups() -> Vec<Box<dyn runner::Group>> {
     vec![Box::new(convert::ConvertGroup)]
 }
 
-/// Our side of a group: `h5-bench worker GROUP MIB NAME|all [DUMPFILE]`.
-pub fn worker(group: &str, mib: usize, only: &str, dump: Option<&std::path::Path>) -> Result {
+/// Our side of a group: `h5-bench worker GROUP MIB REPS NAME|all [DUMPFILE]`.
+pub fn worker(
+    group: &str,
+    mib: usize,
+    reps: usize,
+    only: &str,
+    dump: Option<&std::path::Path>,
+) -> Result {
     match group {
-        "convert" => convert::worker(mib, only, dump),
+        "convert" => convert::worker(mib, reps, only, dump),
         other => Err(format!("unknown benchmark group {other:?}")),
     }
 }

@@ -4,12 +4,13 @@ use h5_bench::runner::{self, Config};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: h5-bench [GROUP...] [--runs N] [--mib M] [--tsv]
-       h5-bench worker GROUP MIB NAME|all [DUMPFILE]
+const USAGE: &str = "usage: h5-bench [GROUP...] [--runs N] [--reps R] [--mib M] [--tsv]
+       h5-bench worker GROUP MIB REPS NAME|all [DUMPFILE]
 
 Runs each group (default: all; groups: convert) N times on each side (default 7), with
-buffers of M MiB (default 64), alternating ours and the reference, and prints the medians
-and their ratios. Exits non-zero when the two sides' outputs differ.";
+buffers of M MiB (default 64), alternating ours and the reference; each run times R calls
+(default 3) after a warm-up. Prints the medians over all timed calls and their ratios.
+Exits non-zero when the two sides' outputs differ.";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -32,15 +33,23 @@ fn number(flag: &str, v: Option<&String>) -> Result<usize, String> {
 /// Returns whether every output matched.
 fn run(args: &[String]) -> Result<bool, String> {
     if args.first().map(String::as_str) == Some("worker") {
-        let [_, group, mib, only, rest @ ..] = args else {
+        let [_, group, mib, reps, only, rest @ ..] = args else {
             return Err(USAGE.into());
         };
         let mib = number("MIB", Some(mib))?;
-        h5_bench::worker(group, mib, only, rest.first().map(PathBuf::from).as_deref())?;
+        let reps = number("REPS", Some(reps))?;
+        h5_bench::worker(
+            group,
+            mib,
+            reps,
+            only,
+            rest.first().map(PathBuf::from).as_deref(),
+        )?;
         return Ok(true);
     }
     let mut cfg = Config {
         runs: 7,
+        reps: 3,
         mib: 64,
         our_exe: std::env::current_exe().map_err(|e| format!("locating h5-bench: {e}"))?,
         tsv: false,
@@ -50,6 +59,7 @@ fn run(args: &[String]) -> Result<bool, String> {
     while let Some(a) = it.next() {
         match a.as_str() {
             "--runs" => cfg.runs = number("--runs", it.next())?,
+            "--reps" => cfg.reps = number("--reps", it.next())?,
             "--mib" => cfg.mib = number("--mib", it.next())?,
             "--tsv" => cfg.tsv = true,
             "-h" | "--help" | "help" => {

@@ -76,14 +76,16 @@ pub trait Group {
     fn benchmarks(&self) -> Vec<(&'static str, &'static str)>;
     /// What the reference is, for the table's title.
     fn reference_label(&self) -> &'static str;
-    /// The command that runs one side on buffers of `mib` MiB: all benchmarks, or only the
-    /// one named; with `dump`, it also writes that benchmark's output bytes to the file.
-    /// `our_exe` is the `h5-bench` executable (whose `worker` subcommand runs our side).
+    /// The command that runs one side on buffers of `mib` MiB, timing `reps` calls of each
+    /// benchmark after a warm-up: all benchmarks, or only the one named; with `dump`, it also
+    /// writes that benchmark's output bytes to the file. `our_exe` is the `h5-bench`
+    /// executable (whose `worker` subcommand runs our side).
     fn command(
         &self,
         side: Side,
         our_exe: &Path,
         mib: usize,
+        reps: usize,
         only: Option<&str>,
         dump: Option<&Path>,
     ) -> Result<Command>;
@@ -92,8 +94,10 @@ pub trait Group {
 /// The runner's parameters.
 #[derive(Clone, Debug)]
 pub struct Config {
-    /// Runs of each side.
+    /// Runs (processes) of each side.
     pub runs: usize,
+    /// Timed calls per benchmark in each run.
+    pub reps: usize,
     /// Buffer size in MiB.
     pub mib: usize,
     /// The `h5-bench` executable.
@@ -111,8 +115,8 @@ pub struct Stats {
     pub min: f64,
     /// Slowest run.
     pub max: f64,
-    /// Number of runs.
-    pub runs: usize,
+    /// Number of timed calls.
+    pub samples: usize,
 }
 
 impl Stats {
@@ -134,7 +138,7 @@ impl Stats {
             median,
             min: t[0],
             max: t[k - 1],
-            runs: k,
+            samples: k,
         })
     }
 }
@@ -165,7 +169,7 @@ impl Outcome {
 
 /// Run one side once and parse its measurements.
 fn run_side(group: &dyn Group, cfg: &Config, side: Side) -> Result<Vec<Measurement>> {
-    let mut cmd = group.command(side, &cfg.our_exe, cfg.mib, None, None)?;
+    let mut cmd = group.command(side, &cfg.our_exe, cfg.mib, cfg.reps, None, None)?;
     let out = cmd
         .output()
         .map_err(|e| format!("{}: running {cmd:?}: {e}", group.name()))?;
@@ -272,7 +276,7 @@ fn locate_mismatch(group: &dyn Group, cfg: &Config, name: &str) -> Result<String
     let mut outputs = Vec::new();
     for side in [Side::Ours, Side::Reference] {
         let path = dir.join(format!("{name}.{}", side.label()));
-        let mut cmd = group.command(side, &cfg.our_exe, cfg.mib, Some(name), Some(&path))?;
+        let mut cmd = group.command(side, &cfg.our_exe, cfg.mib, 1, Some(name), Some(&path))?;
         let out = cmd.output().map_err(|e| format!("running {cmd:?}: {e}"))?;
         if !out.status.success() {
             return Err(format!(
@@ -313,7 +317,7 @@ fn gbps(bytes: u64, s: f64) -> f64 {
 pub fn report(group: &dyn Group, cfg: &Config, outcomes: &[Outcome]) -> String {
     let mut s = String::new();
     if cfg.tsv {
-        s.push_str("group\tbenchmark\tbytes\tside\tmedian_s\tmin_s\tmax_s\truns\n");
+        s.push_str("group\tbenchmark\tbytes\tside\tmedian_s\tmin_s\tmax_s\tsamples\n");
         for o in outcomes {
             for (side, st) in [("ours", &o.ours), ("reference", &o.reference)] {
                 s.push_str(&format!(
@@ -324,18 +328,19 @@ pub fn report(group: &dyn Group, cfg: &Config, outcomes: &[Outcome]) -> String {
                     st.median,
                     st.min,
                     st.max,
-                    st.runs
+                    st.samples
                 ));
             }
         }
         return s;
     }
     s.push_str(&format!(
-        "{}: {} MiB buffers, against {}; medians of {} interleaved runs\n",
+        "{}: {} MiB buffers, against {}; medians of {} interleaved runs x {} timed calls\n",
         group.name(),
         cfg.mib,
         group.reference_label(),
-        cfg.runs
+        cfg.runs,
+        cfg.reps
     ));
     s.push_str("ratio = reference time / our time (above 1: we are faster)\n\n");
     let rows: Vec<[String; 6]> = outcomes
@@ -353,7 +358,7 @@ pub fn report(group: &dyn Group, cfg: &Config, outcomes: &[Outcome]) -> String {
                     o.reference.min * 1e3,
                     o.reference.max * 1e3
                 ),
-                o.ours.runs.min(o.reference.runs).to_string(),
+                o.ours.samples.min(o.reference.samples).to_string(),
             ]
         })
         .collect();
@@ -363,7 +368,7 @@ pub fn report(group: &dyn Group, cfg: &Config, outcomes: &[Outcome]) -> String {
         "reference GB/s",
         "ratio",
         "ms min-max (ours / reference)",
-        "runs",
+        "calls",
     ];
     let mut w: Vec<usize> = head.iter().map(|h| h.len()).collect();
     for r in &rows {
@@ -407,7 +412,7 @@ mod tests {
     #[test]
     fn median_of_odd_and_even_counts() {
         let s = Stats::of(&[3.0, 1.0, 2.0]).unwrap();
-        assert_eq!((s.median, s.min, s.max, s.runs), (2.0, 1.0, 3.0, 3));
+        assert_eq!((s.median, s.min, s.max, s.samples), (2.0, 1.0, 3.0, 3));
         let s = Stats::of(&[4.0, 1.0, 2.0, 3.0]).unwrap();
         assert_eq!(s.median, 2.5);
         assert!(Stats::of(&[]).is_none());

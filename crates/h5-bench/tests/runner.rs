@@ -8,6 +8,7 @@ use std::process::Command;
 fn config(mib: usize, runs: usize) -> Config {
     Config {
         runs,
+        reps: 2,
         mib,
         our_exe: PathBuf::from(env!("CARGO_BIN_EXE_h5-bench")),
         tsv: false,
@@ -27,7 +28,7 @@ fn conversion_outputs_match_the_reference() {
     assert_eq!(outcomes.len(), h5_bench::convert::BENCHES.len());
     for o in &outcomes {
         assert!(o.mismatches.is_empty(), "{}: {:?}", o.name, o.mismatches);
-        assert_eq!((o.ours.runs, o.reference.runs), (2, 2));
+        assert_eq!((o.ours.samples, o.reference.samples), (4, 4));
         assert_eq!(o.bytes, 1 << 20);
         assert!(o.ours.median > 0.0 && o.reference.median > 0.0);
     }
@@ -54,6 +55,7 @@ impl Group for Disagreeing {
         side: Side,
         _our_exe: &Path,
         mib: usize,
+        _reps: usize,
         _only: Option<&str>,
         dump: Option<&Path>,
     ) -> Result<Command, String> {
