@@ -2,7 +2,9 @@
 //!
 //! Both sides generate the same input from the same seed (splitmix64; the reference side is
 //! `crates/h5-oracle/c/bench_convert.c`), convert it once to warm up, then a few times under
-//! the clock, and hash the converted bytes so the runner can check that they agree. Each
+//! the clock (each time after copying the input into the buffer that is converted, since
+//! `H5Tconvert` converts in place), and hash the converted bytes so the runner can check
+//! that they agree. Each
 //! benchmark converts `N = MiB / max(source size, destination size)` elements, so its larger
 //! buffer is the requested size.
 
@@ -188,16 +190,21 @@ fn run_one(b: &Bench, mib: usize, reps: usize, dump: Option<&Path>) -> Result {
     let bytes = mib << 20;
     let n = bytes / ss.max(ds);
     let input = b.input(n, ss);
+    // As on the reference side, where H5Tconvert overwrites its input: before each call the
+    // input is copied (untimed) into the buffer that is converted.
+    let mut buf = vec![0u8; n * ss];
     let mut out = vec![0u8; n * ds];
-    let convert = |out: &mut [u8]| -> Result<()> {
+    let convert = |buf: &[u8], out: &mut [u8]| -> Result<()> {
         let conv = Converter::new(&src, &dst).map_err(|e| format!("{}: {e}", b.name))?;
-        conv.convert(&input, out, n, &mut ConversionOptions::new())
+        conv.convert(buf, out, n, &mut ConversionOptions::new())
             .map_err(|e| format!("{}: {e}", b.name))
     };
-    convert(&mut out)?; // warm-up: faults the pages in
+    buf.copy_from_slice(&input);
+    convert(&buf, &mut out)?; // warm-up: faults the pages in
     for _ in 0..reps {
+        buf.copy_from_slice(&input);
         let t0 = Instant::now();
-        convert(&mut out)?;
+        convert(&buf, &mut out)?;
         let seconds = t0.elapsed().as_secs_f64();
         let m = Measurement {
             name: b.name.to_owned(),
