@@ -1275,6 +1275,17 @@ fn fast_paths_match_reference_on_long_buffers() {
         "element indices are those of the whole buffer"
     );
     jobs.extend(both(&src, &dst, input, Some(bkg)));
+    // Packed byte swaps, two 32-bit elements at a time, with an odd element at the end.
+    for size in [2usize, 4, 8] {
+        let be: Datatype = IntegerType::new(size, BE, Sign::TwosComplement).into();
+        let le: Datatype = IntegerType::new(size, LE, Sign::None).into();
+        let input: Vec<u8> = (0..1001 * size).map(|_| rng.next() as u8).collect();
+        let out = convert(&be, &le, &input).unwrap();
+        for (s, d) in input.chunks_exact(size).zip(out.chunks_exact(size)) {
+            assert!(s.iter().rev().eq(d.iter()), "{size}-byte swap");
+        }
+        jobs.extend(both(&be, &le, input, None));
+    }
     // Clamping: the loop that only notes clamping and the pass that counts.
     let i64le: Datatype = IntegerType::new(8, LE, Sign::TwosComplement).into();
     let i16le: Datatype = IntegerType::new(2, LE, Sign::TwosComplement).into();
