@@ -162,9 +162,12 @@ pub fn gen_fixtures(check: bool) -> Result {
 /// reference library (`cargo xtask install-oracles`).
 fn bench(args: &[String]) -> Result {
     run(cargo().args(["build", "--release", "--quiet", "-p", "h5-bench"]))?;
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join("target"));
+    // Cargo reads a relative CARGO_TARGET_DIR from the directory it was started in.
+    let target = match std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from) {
+        Some(t) if t.is_relative() => std::env::current_dir().map_err(|e| e.to_string())?.join(t),
+        Some(t) => t,
+        None => root().join("target"),
+    };
     let exe = target.join("release").join("h5-bench");
     run(Command::new(&exe).args(args).current_dir(root()))
 }
