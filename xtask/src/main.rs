@@ -162,12 +162,11 @@ pub fn gen_fixtures(check: bool) -> Result {
 /// reference library (`cargo xtask install-oracles`).
 fn bench(args: &[String]) -> Result {
     run(cargo().args(["build", "--release", "--quiet", "-p", "h5-bench"]))?;
-    // Cargo reads a relative CARGO_TARGET_DIR from the directory it was started in.
-    let target = match std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from) {
-        Some(t) if t.is_relative() => std::env::current_dir().map_err(|e| e.to_string())?.join(t),
-        Some(t) => t,
-        None => root().join("target"),
-    };
+    // The build above ran in the workspace root, where Cargo resolved a relative
+    // CARGO_TARGET_DIR.
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(|t| root().join(t))
+        .unwrap_or_else(|| root().join("target"));
     let exe = target.join("release").join("h5-bench");
     run(Command::new(&exe).args(args).current_dir(root()))
 }
