@@ -266,7 +266,11 @@ impl Group for ConvertGroup {
                 c.args(["worker", "convert"]);
                 c
             }
-            Side::Reference => Command::new(h5_oracle::c_program_with("bench_convert", &["-O2"])?),
+            Side::Reference => Command::new(
+                h5_oracle::c_program_with("bench_convert", &["-O2"]).map_err(|e| {
+                    format!("building the reference side: {e} (`cargo xtask install-oracles`)")
+                })?,
+            ),
         };
         c.arg(mib.to_string())
             .arg(reps.to_string())
