@@ -7,6 +7,9 @@
 //!   reference `h5dump` output of each into `crates/h5-io/tests/fixtures/h5py/`; with
 //!   `--check`, regenerate into a scratch folder and fail if anything differs from what is
 //!   committed.
+//! - `bench [GROUP...] [--runs N] [--reps R] [--mib M] [--tsv]`: build `h5-bench` in release and run it:
+//!   each benchmark group side by side with the reference (for `convert`, the reference
+//!   library's `H5Tconvert`), interleaved, reported as median throughputs and their ratios.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -24,8 +27,9 @@ fn main() -> ExitCode {
         Some("ci") => ci(),
         Some("install-oracles") => install_oracles(),
         Some("gen-fixtures") => gen_fixtures(args.iter().any(|a| a == "--check")),
+        Some("bench") => bench(&args[1..]),
         Some("help") | Some("--help") | Some("-h") | None => {
-            println!("usage: cargo xtask <task>\n\ntasks:\n  ci               install oracles, fmt check, clippy -D warnings, all tests\n  install-oracles  install h5dump/libhdf5 (apt) and h5py (pip) if missing\n  gen-fixtures     write the h5py fixtures and their reference dumps (--check: verify them)");
+            println!("usage: cargo xtask <task>\n\ntasks:\n  ci               install oracles, fmt check, clippy -D warnings, all tests\n  install-oracles  install h5dump/libhdf5 (apt) and h5py (pip) if missing\n  gen-fixtures     write the h5py fixtures and their reference dumps (--check: verify them)\n  bench            benchmarks side by side with the reference library: [convert] [--runs N] [--reps R] [--mib M] [--tsv]");
             Ok(())
         }
         Some(other) => Err(format!("unknown task {other:?} (try `cargo xtask help`)")),
@@ -152,6 +156,19 @@ pub fn gen_fixtures(check: bool) -> Result {
             problems.join("\n  ")
         ))
     }
+}
+
+/// `bench`: build the benchmark runner in release and run it with `args`. It needs the
+/// reference library (`cargo xtask install-oracles`).
+fn bench(args: &[String]) -> Result {
+    run(cargo().args(["build", "--release", "--quiet", "-p", "h5-bench"]))?;
+    // The build above ran in the workspace root, where Cargo resolved a relative
+    // CARGO_TARGET_DIR.
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(|t| root().join(t))
+        .unwrap_or_else(|| root().join("target"));
+    let exe = target.join("release").join("h5-bench");
+    run(Command::new(&exe).args(args).current_dir(root()))
 }
 
 fn ci() -> Result {

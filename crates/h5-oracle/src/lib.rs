@@ -73,11 +73,21 @@ static BUILD_LOCK: Mutex<()> = Mutex::new(());
 /// Build (once per source change) the C program `c/<name>.c` against the reference library
 /// and return the executable's path.
 pub fn c_program(name: &str) -> Result<PathBuf, String> {
+    c_program_with(name, &[])
+}
+
+/// [`c_program`] with extra compiler flags after the defaults (e.g. `-O2` for benchmark
+/// drivers); each set of flags is cached separately.
+pub fn c_program_with(name: &str, extra_flags: &[&str]) -> Result<PathBuf, String> {
     let _guard = BUILD_LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let src = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("c")
         .join(format!("{name}.c"));
-    let text = std::fs::read(&src).map_err(|e| format!("{}: {e}", src.display()))?;
+    let mut text = std::fs::read(&src).map_err(|e| format!("{}: {e}", src.display()))?;
+    for f in extra_flags {
+        text.push(0);
+        text.extend_from_slice(f.as_bytes());
+    }
     let hash = fnv(&text);
     let dir = cache_dir();
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
@@ -90,6 +100,7 @@ pub fn c_program(name: &str) -> Result<PathBuf, String> {
     let tmp = dir.join(format!("{name}-{hash:016x}.tmp{}", std::process::id()));
     let out = Command::new(&cc)
         .arg("-O1")
+        .args(extra_flags)
         .arg("-o")
         .arg(&tmp)
         .arg(&src)

@@ -63,6 +63,10 @@ impl CompoundPlan {
         }
         Ok(CompoundPlan { members })
     }
+
+    pub(crate) fn is_stateless(&self) -> bool {
+        self.members.iter().all(|m| m.plan.is_stateless())
+    }
 }
 
 impl Kernel for CompoundPlan {
@@ -78,19 +82,43 @@ impl Kernel for CompoundPlan {
         if n == 0 {
             return Ok(());
         }
-        for m in &self.members {
-            m.plan.run(
-                &src[m.src_offset..],
-                ss,
-                &mut dst[m.dst_offset..],
-                ds,
-                n,
-                ctx,
-            )?;
+        // The reference converts member by member over all elements. When nothing can see
+        // the order in which elements are visited (no handler, no netCDF bookkeeping) and
+        // no member path carries state from one element to the next, the same results come
+        // block by block, with each block of the source read from cache by every member.
+        let block = if !ctx.per_element() && self.is_stateless() {
+            (BLOCK_BYTES / ss.max(ds).max(1)).max(1)
+        } else {
+            n
+        };
+        let base = ctx.base;
+        let mut result = Ok(());
+        let mut start = 0;
+        'blocks: while start < n {
+            let len = block.min(n - start);
+            ctx.base = base + start;
+            for m in &self.members {
+                result = m.plan.run(
+                    &src[start * ss + m.src_offset..],
+                    ss,
+                    &mut dst[start * ds + m.dst_offset..],
+                    ds,
+                    len,
+                    ctx,
+                );
+                if result.is_err() {
+                    break 'blocks;
+                }
+            }
+            start += len;
         }
-        Ok(())
+        ctx.base = base;
+        result
     }
 }
+
+/// The bytes of source or destination elements converted per block of a compound.
+const BLOCK_BYTES: usize = 64 * 1024;
 
 /// Arrays of the same shape (and complex numbers as arrays of two parts): the base path,
 /// once per array element, as the reference library does it.

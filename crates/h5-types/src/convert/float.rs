@@ -363,6 +363,12 @@ impl Kernel for HardFloatFloat {
                 None
             });
         }
+        if ss == 8 && ds == 4 && !ctx.per_element() {
+            let (hi, lo) = narrow_f64_f32(src, dst, n);
+            ctx.count(ExceptionKind::RangeHi, hi);
+            ctx.count(ExceptionKind::RangeLow, lo);
+            return Ok(());
+        }
         let max = f64::from(f32::MAX);
         two_pass(src, (ss, 8), dst, (ds, 4), n, ctx, |s, d| {
             let x = f64::from_bits(u64::ld::<false>(s));
@@ -383,6 +389,54 @@ impl Kernel for HardFloatFloat {
             exc
         })
     }
+}
+
+/// Packed `f64` to `f32` without a handler: the results of [`HardFloatFloat`]'s general
+/// loop. Blocks of elements are cast in a loop that vectorizes and only notes whether a
+/// block holds a NaN, an infinity or a value beyond the `f32` range; such elements are then
+/// redone one by one. Returns the numbers of values above and below the `f32` range.
+#[inline(never)]
+fn narrow_f64_f32(src: &[u8], dst: &mut [u8], n: usize) -> (u64, u64) {
+    const BLOCK: usize = 32;
+    let max = f64::from(f32::MAX);
+    let load = |s: &[u8]| {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(s);
+        f64::from_le_bytes(a)
+    };
+    let (mut hi, mut lo) = (0u64, 0u64);
+    for (sb, db) in src[..n * 8]
+        .chunks(BLOCK * 8)
+        .zip(dst[..n * 4].chunks_mut(BLOCK * 4))
+    {
+        let mut special = false;
+        for (s, d) in sb.chunks_exact(8).zip(db.chunks_exact_mut(4)) {
+            let x = load(s);
+            // False for NaN as well as for infinities and values beyond the range.
+            let finite_in_range = x.abs() <= max;
+            special |= !finite_in_range;
+            d.copy_from_slice(&(x as f32).to_le_bytes());
+        }
+        if !special {
+            continue;
+        }
+        for (s, d) in sb.chunks_exact(8).zip(db.chunks_exact_mut(4)) {
+            let x = load(s);
+            let r = if x > max {
+                hi += 1;
+                f32::INFINITY.to_bits()
+            } else if x < -max {
+                lo += 1;
+                f32::NEG_INFINITY.to_bits()
+            } else if x.is_nan() {
+                f64_to_f32_hw(x)
+            } else {
+                continue;
+            };
+            d.copy_from_slice(&r.to_le_bytes());
+        }
+    }
+    (hi, lo)
 }
 
 /// Native integer to `float`/`double` (`H5T__conv_int_float` and friends): a C cast, and a

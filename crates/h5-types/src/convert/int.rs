@@ -178,7 +178,9 @@ pub(crate) struct IntFast {
 }
 
 /// The clamp loop for one pair of types and orders; returns the numbers of values above and
-/// below the destination's range.
+/// below the destination's range. Blocks of elements go through a short loop that only notes
+/// whether anything was clamped; the values out of range in a block where something was are
+/// then counted while the block is in cache.
 #[inline(never)]
 fn clamp_loop<S: Lane, D: Lane, const SBE: bool, const DBE: bool>(
     src: &[u8],
@@ -187,33 +189,59 @@ fn clamp_loop<S: Lane, D: Lane, const SBE: bool, const DBE: bool>(
     ds: usize,
     n: usize,
 ) -> (u64, u64) {
-    let (mut hi, mut lo) = (0u64, 0u64);
+    const BLOCK: usize = 256;
     // Clamp in 64-bit arithmetic unless an unsigned 64-bit type is involved.
     let narrow_math = S::MAX <= i128::from(i64::MAX) && D::MAX <= i128::from(i64::MAX);
-    let mut one = |s: &[u8], d: &mut [u8]| {
+    let clamp = |s: &[u8], d: &mut [u8]| -> bool {
         if narrow_math {
             let v = S::ld::<SBE>(s).wide() as i64;
-            let (min, max) = (D::MIN as i64, D::MAX as i64);
-            hi += u64::from(v > max);
-            lo += u64::from(v < min);
-            D::narrow(i128::from(v.clamp(min, max))).st::<DBE>(d);
+            let c = v.clamp(D::MIN as i64, D::MAX as i64);
+            D::narrow(i128::from(c)).st::<DBE>(d);
+            c != v
+        } else {
+            let v = S::ld::<SBE>(s).wide();
+            let c = v.clamp(D::MIN, D::MAX);
+            D::narrow(c).st::<DBE>(d);
+            c != v
+        }
+    };
+    let (mut hi, mut lo) = (0u64, 0u64);
+    let mut count = |s: &[u8]| {
+        if narrow_math {
+            let v = S::ld::<SBE>(s).wide() as i64;
+            hi += u64::from(v > D::MAX as i64);
+            lo += u64::from(v < D::MIN as i64);
         } else {
             let v = S::ld::<SBE>(s).wide();
             hi += u64::from(v > D::MAX);
             lo += u64::from(v < D::MIN);
-            D::narrow(v.clamp(D::MIN, D::MAX)).st::<DBE>(d);
         }
     };
     if ss == S::N && ds == D::N {
-        for (s, d) in src[..n * S::N]
-            .chunks_exact(S::N)
-            .zip(dst[..n * D::N].chunks_exact_mut(D::N))
+        for (sb, db) in src[..n * S::N]
+            .chunks(BLOCK * S::N)
+            .zip(dst[..n * D::N].chunks_mut(BLOCK * D::N))
         {
-            one(s, d);
+            let mut clamped = false;
+            for (s, d) in sb.chunks_exact(S::N).zip(db.chunks_exact_mut(D::N)) {
+                clamped |= clamp(s, d);
+            }
+            if clamped {
+                sb.chunks_exact(S::N).for_each(&mut count);
+            }
         }
     } else {
-        for i in 0..n {
-            one(&src[i * ss..i * ss + S::N], &mut dst[i * ds..i * ds + D::N]);
+        let mut start = 0;
+        while start < n {
+            let end = n.min(start + BLOCK);
+            let mut clamped = false;
+            for i in start..end {
+                clamped |= clamp(&src[i * ss..i * ss + S::N], &mut dst[i * ds..i * ds + D::N]);
+            }
+            if clamped {
+                (start..end).for_each(|i| count(&src[i * ss..i * ss + S::N]));
+            }
+            start = end;
         }
     }
     (hi, lo)

@@ -1178,3 +1178,137 @@ fn random_compounds_match_reference() {
     assert!(jobs.len() >= 40, "{} jobs", jobs.len());
     check_against_oracle(&jobs);
 }
+
+/// Long packed and strided buffers through the block-wise fast paths (`f64` to `f32`,
+/// strided copies and swaps of compound members), with special values scattered across
+/// block boundaries.
+#[test]
+fn fast_paths_match_reference_on_long_buffers() {
+    let mut rng = Rng(0xb10c);
+    let specials = [
+        f64::NAN,
+        -f64::NAN,
+        f64::from_bits(0x7ff0_0000_0000_0001), // signalling NaN
+        f64::from_bits(0xfff7_ffff_ffff_ffff),
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        1e300,
+        -1e300,
+        f64::from(f32::MAX),
+        -f64::from(f32::MAX),
+        f64::from_bits(f64::from(f32::MAX).to_bits() + 1),
+        -f64::from_bits(f64::from(f32::MAX).to_bits() + 1),
+        1e-310,
+        1e-40,
+    ];
+    let n = 1000;
+    let mut xs = Vec::with_capacity(n);
+    for i in 0..n {
+        if i % 37 == 5 || (300..340).contains(&i) {
+            xs.push(specials[i % specials.len()]);
+        } else {
+            let e = 1023 - 60 + rng.below(120);
+            xs.push(f64::from_bits(
+                (rng.next() & (1 << 63)) | e << 52 | (rng.next() & ((1 << 52) - 1)),
+            ));
+        }
+    }
+    let input: Vec<u8> = xs.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let mut jobs = Vec::new();
+    jobs.extend(both(&f64le(), &f32le(), input, None));
+    let i16be: Datatype = IntegerType::new(2, BE, Sign::TwosComplement).into();
+    let i32be: Datatype = IntegerType::new(4, BE, Sign::TwosComplement).into();
+    let i64be: Datatype = IntegerType::new(8, BE, Sign::TwosComplement).into();
+    let s3: Datatype = StringType::fixed(3, StrPad::NullTerm, CharSet::Ascii).into();
+    let src = compound(
+        40,
+        vec![
+            ("u", 0, u8le()),
+            ("s", 1, s3.clone()),
+            ("h", 4, i16be.clone()),
+            ("w", 8, i32be.clone()),
+            ("x", 12, i32le()),
+            ("d", 16, f64le()),
+            ("q", 24, i64be.clone()),
+            ("f", 32, f64le()),
+        ],
+    );
+    let dst = compound(
+        36,
+        vec![
+            ("f", 0, f32le()),
+            ("q", 4, IntegerType::new(8, LE, Sign::TwosComplement).into()),
+            ("d", 12, f64le()),
+            ("x", 20, i32le()),
+            ("w", 24, i32le()),
+            ("h", 28, i16be),
+            ("s", 30, s3),
+            ("u", 33, u8le()),
+        ],
+    );
+    // Several blocks of the compound path.
+    let count = 5000;
+    let mut input: Vec<u8> = (0..count * 40).map(|_| rng.next() as u8).collect();
+    for (i, e) in input.chunks_exact_mut(40).enumerate() {
+        e[32..].copy_from_slice(&xs[(i * 7) % n].to_le_bytes());
+    }
+    let bkg: Vec<u8> = (0..count * 36).map(|_| rng.next() as u8).collect();
+    // Block by block without a handler, element order with one: the same bytes and counts.
+    let conv = Converter::new(&src, &dst).unwrap();
+    let mut plain = bkg.clone();
+    let mut opts = ConversionOptions::new();
+    conv.convert(&input, &mut plain, count, &mut opts).unwrap();
+    let mut seen = Vec::new();
+    let mut with_handler = bkg.clone();
+    let mut hopts = ConversionOptions::new().with_handler(|e, _| {
+        seen.push(e.index);
+        Action::Unhandled
+    });
+    conv.convert(&input, &mut with_handler, count, &mut hopts)
+        .unwrap();
+    assert_eq!(plain, with_handler);
+    assert_eq!(opts.report, hopts.report);
+    assert!(opts.report.total() > 100, "{:?}", opts.report);
+    drop(hopts);
+    assert!(
+        seen.iter().any(|&i| i > 4000),
+        "element indices are those of the whole buffer"
+    );
+    jobs.extend(both(&src, &dst, input, Some(bkg)));
+    // Packed byte swaps, two 32-bit elements at a time, with an odd element at the end.
+    for size in [2usize, 4, 8] {
+        let be: Datatype = IntegerType::new(size, BE, Sign::TwosComplement).into();
+        let le: Datatype = IntegerType::new(size, LE, Sign::None).into();
+        let input: Vec<u8> = (0..1001 * size).map(|_| rng.next() as u8).collect();
+        let out = convert(&be, &le, &input).unwrap();
+        for (s, d) in input.chunks_exact(size).zip(out.chunks_exact(size)) {
+            assert!(s.iter().rev().eq(d.iter()), "{size}-byte swap");
+        }
+        jobs.extend(both(&be, &le, input, None));
+    }
+    // Clamping: the loop that only notes clamping and the pass that counts.
+    let i64le: Datatype = IntegerType::new(8, LE, Sign::TwosComplement).into();
+    let i16le: Datatype = IntegerType::new(2, LE, Sign::TwosComplement).into();
+    let u16le: Datatype = IntegerType::new(2, LE, Sign::None).into();
+    let mut wide: Vec<i64> = vec![32767, 32768, -32768, -32769, 0, -1, 65535, 65536, i64::MIN];
+    wide.extend((0..2000).map(|_| (rng.next() as i64) >> rng.below(64)));
+    let input: Vec<u8> = wide.iter().flat_map(|v| v.to_le_bytes()).collect();
+    for d in [&i16le, &u16le] {
+        let conv = Converter::new(&i64le, d).unwrap();
+        let mut out = vec![0u8; wide.len() * 2];
+        let mut opts = ConversionOptions::new();
+        conv.convert(&input, &mut out, wide.len(), &mut opts)
+            .unwrap();
+        let (lo_lim, hi_lim) = if d == &i16le {
+            (-32768, 32767)
+        } else {
+            (0, 65535)
+        };
+        let hi = wide.iter().filter(|&&v| v > hi_lim).count() as u64;
+        let lo = wide.iter().filter(|&&v| v < lo_lim).count() as u64;
+        assert_eq!(opts.report.count(ExceptionKind::RangeHi), hi);
+        assert_eq!(opts.report.count(ExceptionKind::RangeLow), lo);
+        jobs.extend(both(&i64le, d, input.clone(), None));
+    }
+    check_against_oracle(&jobs);
+}

@@ -1,0 +1,89 @@
+//! `h5-bench`: see the library documentation; usually started by `cargo xtask bench`.
+
+use h5_bench::runner::{self, Config};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+const USAGE: &str = "usage: h5-bench [GROUP...] [--runs N] [--reps R] [--mib M] [--tsv]
+       h5-bench worker GROUP MIB REPS NAME|all [DUMPFILE]
+
+Runs each group (default: all; groups: convert) N times on each side (default 7), with
+buffers of M MiB (default 64), alternating ours and the reference; each run times R calls
+(default 3) after a warm-up. Prints the medians over all timed calls and their ratios.
+Exits non-zero when the two sides' outputs differ.";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("h5-bench: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn number(flag: &str, v: Option<&String>) -> Result<usize, String> {
+    v.and_then(|s| s.parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .ok_or_else(|| format!("{flag} needs a positive number"))
+}
+
+/// Returns whether every output matched.
+fn run(args: &[String]) -> Result<bool, String> {
+    if args.first().map(String::as_str) == Some("worker") {
+        let [_, group, mib, reps, only, rest @ ..] = args else {
+            return Err(USAGE.into());
+        };
+        let mib = number("MIB", Some(mib))?;
+        let reps = number("REPS", Some(reps))?;
+        h5_bench::worker(
+            group,
+            mib,
+            reps,
+            only,
+            rest.first().map(PathBuf::from).as_deref(),
+        )?;
+        return Ok(true);
+    }
+    let mut cfg = Config {
+        runs: 7,
+        reps: 3,
+        mib: 64,
+        our_exe: std::env::current_exe().map_err(|e| format!("locating h5-bench: {e}"))?,
+        tsv: false,
+    };
+    let mut names = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--runs" => cfg.runs = number("--runs", it.next())?,
+            "--reps" => cfg.reps = number("--reps", it.next())?,
+            "--mib" => cfg.mib = number("--mib", it.next())?,
+            "--tsv" => cfg.tsv = true,
+            "-h" | "--help" | "help" => {
+                println!("{USAGE}");
+                return Ok(true);
+            }
+            s if s.starts_with('-') => return Err(format!("unknown option {s:?}\n{USAGE}")),
+            s => names.push(s.to_owned()),
+        }
+    }
+    let all = h5_bench::groups();
+    for n in &names {
+        if !all.iter().any(|g| g.name() == n) {
+            return Err(format!("unknown benchmark group {n:?}\n{USAGE}"));
+        }
+    }
+    let mut ok = true;
+    for g in all
+        .iter()
+        .filter(|g| names.is_empty() || names.iter().any(|n| n == g.name()))
+    {
+        let outcomes = runner::run_group(g.as_ref(), &cfg)?;
+        print!("{}", runner::report(g.as_ref(), &cfg, &outcomes));
+        ok &= outcomes.iter().all(|o| o.mismatches.is_empty());
+    }
+    Ok(ok)
+}
