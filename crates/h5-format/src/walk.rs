@@ -643,7 +643,10 @@ impl<'a> Walker<'a> {
             }
             match raw.decode(self.sizes) {
                 Ok(m) => messages.push((raw.clone(), m)),
-                Err(e) => self.error(e, "header message", raw.offset, &p.path),
+                Err(e) => {
+                    let path = format!("the {} message of {}", raw.kind, p.path);
+                    self.error(e, "header message", raw.offset, &path)
+                }
             }
             if version == 1 && raw.kind == MessageType::REFCOUNT {
                 self.problem(
