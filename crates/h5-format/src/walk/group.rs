@@ -32,8 +32,14 @@ impl LocalHeapData<'_> {
     }
 }
 
+/// The path of a link: parent path and name (long names shortened, so paths stay small
+/// however deep and long-named the groups are).
 fn join(path: &str, name: &[u8]) -> String {
-    let name = String::from_utf8_lossy(name);
+    let name = if name.len() > 200 {
+        format!("{}...", String::from_utf8_lossy(&name[..200]))
+    } else {
+        String::from_utf8_lossy(name).into_owned()
+    };
     if path.ends_with('/') {
         format!("{path}{name}")
     } else {

@@ -214,3 +214,72 @@ fn every_single_byte_corruption_of_the_header_region_is_survived() {
         assert!(r.objects <= 52 + 1 || !r.problems.is_empty());
     }
 }
+
+/// An h5py fixture of the h5-io crate.
+fn fixture(name: &str) -> Option<Vec<u8>> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../h5-io/tests/fixtures/h5py")
+        .join(name);
+    std::fs::read(p).ok()
+}
+
+#[test]
+fn chunk_past_the_end_of_file_in_a_fixed_array() {
+    let Some(mut d) = fixture("chunk_index_fixed_array.h5") else {
+        eprintln!("fixture not found; skipping");
+        return;
+    };
+    assert!(walk(&d).is_sound());
+    // The data block: signature, version, client, header address, then 8-byte chunk
+    // addresses, then its checksum, which is recomputed so only the meaning is wrong.
+    let at = d.windows(4).position(|w| w == b"FADB").unwrap();
+    let fahd = d.windows(4).position(|w| w == b"FAHD").unwrap();
+    let n = u64_at(&d, fahd + 8) as usize;
+    let first = at + 14;
+    let far = d.len() as u64 + 0x10000;
+    put_u64(&mut d, first, far);
+    let end = first + 8 * n;
+    let sum = crate::checksum::checksum(&d[at..end]);
+    d[end..end + 4].copy_from_slice(&sum.to_le_bytes());
+    let r = walk(&d);
+    assert_eq!(r.problems.len(), 1, "{:#?}", r.problems);
+    assert_eq!(r.problems[0].structure, "chunk");
+    assert_eq!(r.problems[0].address, far);
+    assert!(r.problems[0].message.contains("past the end of file"));
+    // Without the new checksum, the block itself is reported.
+    d[end] ^= 1;
+    let r = walk(&d);
+    assert!(
+        has(&r, "fixed array data block", "checksum"),
+        "{:#?}",
+        r.problems
+    );
+}
+
+#[test]
+fn compact_data_and_dataspace_disagree() {
+    // Every h5py fixture is sound; shrinking a dataspace dimension of a compact dataset
+    // (the layouts fixture has one) is reported by the layout check.
+    let Some(mut d) = fixture("layouts.h5") else {
+        eprintln!("fixture not found; skipping");
+        return;
+    };
+    assert!(walk(&d).is_sound(), "{:#?}", walk(&d).problems);
+    // The version 1 header message of "compact_layout" (6 elements of 2 bytes): type 8,
+    // a 16-byte body; the body is version 3, class 0 (compact), size 12.
+    let at = (0..d.len() - 12)
+        .find(|&i| d[i..i + 4] == [8, 0, 16, 0] && d[i + 8..i + 12] == [3, 0, 12, 0])
+        .expect("the compact layout message");
+    d[at + 10] = 10;
+    let r = walk(&d);
+    assert_eq!(r.problems.len(), 1, "{:#?}", r.problems);
+    let p = &r.problems[0];
+    assert_eq!(p.structure, "data layout message");
+    assert_eq!(p.address, at as u64 + 8);
+    assert!(
+        p.message
+            .contains("compact data of 10 bytes for 6 elements of 2 bytes")
+            && p.message.contains("/compact_layout"),
+        "{p}"
+    );
+}
