@@ -212,6 +212,8 @@ pub(crate) struct Decoded {
     pub(crate) path: String,
     pub(crate) depth: usize,
     pub(crate) messages: Vec<(RawMessage, Message)>,
+    /// Types of the messages that failed to decode (each already a problem).
+    pub(crate) failed: Vec<MessageType>,
 }
 
 impl Decoded {
@@ -637,6 +639,7 @@ impl<'a> Walker<'a> {
         };
         let version = h.version();
         let mut messages = Vec::new();
+        let mut failed = Vec::new();
         for raw in h.messages() {
             if raw.kind == MessageType::NIL {
                 continue;
@@ -644,6 +647,7 @@ impl<'a> Walker<'a> {
             match raw.decode(self.sizes) {
                 Ok(m) => messages.push((raw.clone(), m)),
                 Err(e) => {
+                    failed.push(raw.kind);
                     let path = format!("the {} message of {}", raw.kind, p.path);
                     self.error(e, "header message", raw.offset, &path)
                 }
@@ -666,6 +670,7 @@ impl<'a> Walker<'a> {
             path: p.path,
             depth: p.depth,
             messages,
+            failed,
         };
         self.messages(&d, p.cached_stab);
     }
@@ -693,23 +698,32 @@ impl<'a> Walker<'a> {
         });
         let dtype = self.datatype_of(d);
         if let Some((lraw, layout)) = layout {
+            // A message present in the header, decoded or not (shared in the shared message
+            // heap, or failed to decode, which is already a problem).
+            let present = |k: MessageType| {
+                d.failed.contains(&k) || d.messages.iter().any(|(r, _)| r.kind == k)
+            };
             match (dspace, &dtype) {
                 (Some((_, space)), Some(dt)) => {
                     self.dataset(d, lraw.offset, layout, space, dt);
                 }
-                _ => self.problem(
-                    "object header",
-                    d.addr,
-                    format!(
-                        "a dataset's header lacks its {} message (in {})",
-                        if dspace.is_none() {
-                            "dataspace"
-                        } else {
-                            "datatype"
-                        },
-                        d.path
-                    ),
-                ),
+                _ => {
+                    for (k, name) in [
+                        (MessageType::DATASPACE, "dataspace"),
+                        (MessageType::DATATYPE, "datatype"),
+                    ] {
+                        if !present(k) {
+                            self.problem(
+                                "object header",
+                                d.addr,
+                                format!(
+                                    "a dataset's header lacks its {name} message (in {})",
+                                    d.path
+                                ),
+                            );
+                        }
+                    }
+                }
             }
         }
         // Fill values: their size is the datatype's.
