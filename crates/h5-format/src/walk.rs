@@ -18,6 +18,7 @@
 mod dataset;
 mod group;
 mod heap;
+mod sohm;
 #[cfg(test)]
 mod tests;
 
@@ -202,6 +203,8 @@ pub(crate) struct Walker<'a> {
     /// Structures visited, by (kind, address): a second visit is a loop or a shared node.
     seen: HashSet<(&'static str, u64)>,
     queue: Vec<Pending>,
+    /// The indexes of the shared message table.
+    sohm: Vec<sohm::SohmIndex>,
     /// Set when a cap was reached (reported once).
     exhausted: bool,
 }
@@ -240,6 +243,7 @@ impl<'a> Walker<'a> {
             headers: HashSet::new(),
             seen: HashSet::new(),
             queue: Vec::new(),
+            sohm: Vec::new(),
             exhausted: false,
         }
     }
@@ -564,13 +568,7 @@ impl<'a> Walker<'a> {
                 }
                 if let Some(t) = ext.shared_table {
                     if !t.table_address.is_undef() {
-                        self.check_range(
-                            "shared message table message",
-                            t.table_address,
-                            1,
-                            "shared object header message table",
-                            "superblock extension",
-                        );
+                        self.sohm_table(t.table_address, t.num_indices);
                     }
                 }
             }
@@ -761,10 +759,15 @@ impl<'a> Walker<'a> {
                     kind: MessageType::DATATYPE,
                     shared,
                 } => {
-                    if let SharedLocation::Committed(a) = shared.location {
-                        return self.committed_datatype(a);
-                    }
-                    return None;
+                    return match shared.location {
+                        SharedLocation::Committed(a) => self.committed_datatype(a),
+                        SharedLocation::Heap(id) => {
+                            match self.sohm_message(MessageType::DATATYPE, &id, 0, &d.path) {
+                                Some(Ok(Message::Datatype(t))) => Some(t),
+                                _ => None,
+                            }
+                        }
+                    };
                 }
                 _ => {}
             }
@@ -818,7 +821,15 @@ impl<'a> Walker<'a> {
                     raw.offset,
                 );
             }
-            SharedLocation::Heap(_) => {}
+            SharedLocation::Heap(id) => match self.sohm_message(kind, &id, raw.offset, &d.path) {
+                Some(Ok(m)) => {
+                    if let Message::Datatype(t) = &m {
+                        check_datatype(self, "datatype message", raw.offset, &t.datatype, &d.path);
+                    }
+                }
+                Some(Err(e)) => self.error(e, "shared message", raw.offset, &d.path),
+                None => {}
+            },
         }
     }
 

@@ -8,7 +8,7 @@ use crate::btree::v2::Record;
 use crate::heap::local::{string_at, LocalHeap};
 use crate::message::attribute::Attribute;
 use crate::message::link::{Link, LinkTarget};
-use crate::message::Message;
+use crate::message::{Message, MessageType};
 use crate::symbol_table::{CachedInfo, SymbolTableNode};
 use crate::{limits, Addr, Cursor, Sizes};
 
@@ -418,7 +418,32 @@ impl<'a> Walker<'a> {
         for r in &records {
             let id: &[u8] = match r {
                 Record::LinkName { heap_id, .. } => heap_id,
-                Record::AttributeName { heap_id, .. } => heap_id,
+                Record::AttributeName {
+                    heap_id,
+                    message_flags,
+                    ..
+                } => {
+                    if message_flags & crate::message::MessageFlags::SHARED != 0 {
+                        // A shared attribute: the ID is one of the shared message heap's.
+                        count += 1;
+                        match self.sohm_message(
+                            MessageType::ATTRIBUTE,
+                            heap_id,
+                            name_index.0,
+                            &d.path,
+                        ) {
+                            Some(Ok(Message::Attribute(a))) => {
+                                self.attribute(name_index.0, &a, &d.path)
+                            }
+                            Some(Err(e)) => {
+                                self.error(e, "attribute message", name_index.0, &d.path)
+                            }
+                            _ => {}
+                        }
+                        continue;
+                    }
+                    heap_id
+                }
                 _ => continue,
             };
             count += 1;

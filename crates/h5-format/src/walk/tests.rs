@@ -283,3 +283,32 @@ fn compact_data_and_dataspace_disagree() {
         "{p}"
     );
 }
+
+/// The latest-format files the reference library writes for the level-1 test
+/// (`h5-oracle/c/level1_files.c`: every chunk index, paged array blocks, dense groups and
+/// attributes with indirect heap blocks and huge objects, v2 B-trees with internal nodes, a
+/// shared message index, free-space managers) are sound.
+#[test]
+fn reference_library_latest_format_files_are_sound() {
+    let Some(exe) = h5_oracle::require("level1_files oracle", h5_oracle::c_program("level1_files"))
+    else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("h5-format-walk-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    let out =
+        h5_oracle::run(&exe, &[dir.to_str().expect("utf-8 path")], b"").expect("level1_files ran");
+    let names = String::from_utf8_lossy(&out).into_owned();
+    let mut structures = 0;
+    let mut count = 0;
+    for name in names.lines() {
+        let d = std::fs::read(dir.join(name)).expect("oracle file");
+        let r = walk(&d);
+        assert!(r.is_sound(), "{name}: {:#?}", r.problems);
+        structures += r.structures;
+        count += 1;
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(count > 0);
+    assert!(structures > 100, "{structures}");
+}
