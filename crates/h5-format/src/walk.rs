@@ -822,11 +822,10 @@ impl<'a> Walker<'a> {
                 );
             }
             SharedLocation::Heap(id) => match self.sohm_message(kind, &id, raw.offset, &d.path) {
-                Some(Ok(m)) => {
-                    if let Message::Datatype(t) = &m {
-                        check_datatype(self, "datatype message", raw.offset, &t.datatype, &d.path);
-                    }
+                Some(Ok(Message::Datatype(t))) => {
+                    check_datatype(self, "datatype message", raw.offset, &t.datatype, &d.path);
                 }
+                Some(Ok(_)) => {}
                 Some(Err(e)) => self.error(e, "shared message", raw.offset, &d.path),
                 None => {}
             },
