@@ -263,7 +263,7 @@ impl Walker<'_> {
         self.check_range(CHUNK, addr, size, "chunk", c.path);
         if let Some(off) = offset {
             for (i, (&o, (&dim, &ch))) in off.iter().zip(c.dims.iter().zip(&c.chunk)).enumerate() {
-                if o % ch != 0 || o >= dim.max(1).div_ceil(ch) * ch {
+                if o % ch != 0 || o >= dim.max(1).div_ceil(ch).saturating_mul(ch) {
                     self.problem(
                         structure,
                         from,
@@ -492,10 +492,10 @@ impl Walker<'_> {
         }
         let o = u64::from(self.sizes.offset);
         let es = u64::from(h.element_size);
-        let bound = 32
-            + o * 2
-            + u64::from(h.index_block_elements) * es
-            + (g.index_block_data_blocks as u64 + g.index_block_secondary_blocks as u64) * o;
+        let blocks = (g.index_block_data_blocks as u64)
+            .saturating_add(g.index_block_secondary_blocks as u64);
+        let bound = (32 + o * 2 + u64::from(h.index_block_elements) * es)
+            .saturating_add(blocks.saturating_mul(o));
         let r = self
             .window(EAIB, h.index_block, bound)
             .and_then(|b| IndexBlock::parse(&mut self.cursor(&b, h.index_block), &h));
@@ -522,7 +522,9 @@ impl Walker<'_> {
             } else {
                 0
             };
-            32 + o * 2 + n.saturating_mul(es) + pages.saturating_mul(4)
+            (32 + o * 2)
+                .saturating_add(n.saturating_mul(es))
+                .saturating_add(pages.saturating_mul(4))
         };
         for (i, &a) in ib.data_blocks.iter().enumerate() {
             let Some(n) = g.index_data_block_elements(i) else {
@@ -559,7 +561,7 @@ impl Walker<'_> {
             if a.is_undef() || !self.budget() || !self.first_visit(EASB, a.0, c.path) {
                 continue;
             }
-            let sb_bound = 32 + o * 2 + info.data_blocks.saturating_mul(o + 8);
+            let sb_bound = (32 + o * 2).saturating_add(info.data_blocks.saturating_mul(o + 8));
             let r = self
                 .window(EASB, a, sb_bound)
                 .and_then(|b| SecondaryBlock::parse(&mut self.cursor(&b, a), &h, s));

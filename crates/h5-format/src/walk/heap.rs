@@ -298,8 +298,8 @@ impl Walker<'_> {
             }
             let sizes = self.sizes;
             let entries = u64::from(nrows).saturating_mul(dt.width);
-            let bound =
-                32 + entries.saturating_mul(u64::from(sizes.offset) + u64::from(sizes.length) + 4);
+            let entry = u64::from(sizes.offset) + u64::from(sizes.length) + 4;
+            let bound = entries.saturating_mul(entry).saturating_add(32);
             let r = self
                 .window(FHIB, a, bound)
                 .and_then(|b| IndirectBlock::parse(&mut self.cursor(&b, a), h, nrows));
