@@ -32,11 +32,27 @@ struct Run {
     stdout: String,
 }
 
-/// Run `h5 check FILE` with a time limit; a panic (exit 101), a signal or a timeout fails.
+/// `h5 check FILE`, under a 1 GiB address-space limit where a shell can set one, so an
+/// allocation sized by a corrupt field fails the run instead of passing unnoticed.
+fn command(file: &Path) -> Command {
+    if cfg!(unix) && Path::new("/bin/sh").exists() {
+        let mut c = Command::new("/bin/sh");
+        c.arg("-c")
+            .arg("ulimit -v 1048576 && exec \"$0\" check \"$1\"")
+            .arg(env!("CARGO_BIN_EXE_h5"))
+            .arg(file);
+        c
+    } else {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_h5"));
+        c.arg("check").arg(file);
+        c
+    }
+}
+
+/// Run `h5 check FILE` with a time limit; a panic (exit 101), a signal, a timeout or running
+/// out of the memory limit fails.
 fn check(file: &Path) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_h5"))
-        .arg("check")
-        .arg(file)
+    let mut child = command(file)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
