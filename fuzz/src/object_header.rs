@@ -2,9 +2,32 @@
 //! the same input) and every header message type.
 
 use arbitrary::Unstructured;
+use h5_format::message::attribute::MaybeShared;
+use h5_format::message::datatype::{self, DatatypeMessage};
 use h5_format::message::{Message, MessageFlags, MessageType};
 use h5_format::object_header::{ObjectHeader, Prefix};
 use h5_format::{Addr, Cursor, Error, ErrorKind, Sizes, Writer};
+
+/// A datatype message as encoding writes it: its version raised to the lowest that can
+/// describe the type (documented on `DatatypeMessage::version`; a file may store a lower
+/// outer version over a nested type of a higher one).
+fn raise(t: &mut DatatypeMessage) {
+    t.version = t.version.max(datatype::min_version(&t.datatype));
+}
+
+/// The message as its encoding parses back: datatype versions raised.
+fn normalized(mut m: Message) -> Message {
+    match &mut m {
+        Message::Datatype(t) => raise(t),
+        Message::Attribute(a) => {
+            if let MaybeShared::Inline(t) = &mut a.datatype {
+                raise(t);
+            }
+        }
+        _ => {}
+    }
+    m
+}
 
 /// Decode one message body and round-trip it.
 fn message(kind: MessageType, flags: MessageFlags, body: &[u8], sizes: Sizes) {
@@ -18,7 +41,11 @@ fn message(kind: MessageType, flags: MessageFlags, body: &[u8], sizes: Sizes) {
         flags
     };
     match Message::parse_bytes(kind, flags, &bytes, 0, sizes) {
-        Ok(again) => assert_eq!(m, again, "{kind}: encode-then-parse changed the message"),
+        Ok(again) => assert_eq!(
+            normalized(m),
+            again,
+            "{kind}: encode-then-parse changed the message"
+        ),
         Err(e) => panic!("{kind}: the encoding of {m:?} does not parse: {e}"),
     }
 }
