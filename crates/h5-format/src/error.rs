@@ -27,7 +27,8 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
-    fn describe(self) -> &'static str {
+    /// A short lower-case description ("checksum mismatch", "bad address", ...).
+    pub fn describe(self) -> &'static str {
         match self {
             ErrorKind::UnexpectedEof => "unexpected end of data",
             ErrorKind::BadSignature => "bad signature",

@@ -21,6 +21,7 @@ pub mod reference;
 pub mod selection;
 pub mod symbol_table;
 pub mod vds;
+pub mod walk;
 
 // Level 0 and level 2 (format-a).
 pub mod driver_info;

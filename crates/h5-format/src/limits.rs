@@ -33,6 +33,15 @@ pub const MAX_SELECTION_ELEMENTS: u64 = 1 << 32;
 /// Largest extensible/fixed array element count considered.
 pub const MAX_ARRAY_INDEX_ELEMENTS: u64 = 1 << 40;
 
+/// Most object headers a whole-file walk ([`crate::walk`]) visits.
+pub const MAX_WALK_OBJECTS: usize = 1 << 20;
+/// Most structures (B-tree nodes, heap blocks, chunk records...) a whole-file walk visits.
+pub const MAX_WALK_STRUCTURES: usize = 1 << 24;
+/// Deepest group nesting a whole-file walk follows.
+pub const MAX_WALK_DEPTH: usize = 256;
+/// Most problems a whole-file walk records (later ones are counted, not kept).
+pub const MAX_WALK_PROBLEMS: usize = 10_000;
+
 /// Check that `count` items of `item_size` bytes can come from `available` bytes and stay
 /// under `cap` items; the number to allocate, or why not.
 pub fn check_count(count: u64, item_size: u64, available: u64, cap: u64) -> Result<usize, String> {

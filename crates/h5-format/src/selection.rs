@@ -165,8 +165,21 @@ fn read_coords(c: &mut Cursor<'_>, rank: usize, w: usize) -> Result<Vec<u64>> {
     Ok(v)
 }
 
+/// Points or blocks of rank 0 take no bytes, so their count is not bounded by the data: a
+/// rank-0 (scalar) selection holds at most one, the dataspace's only element.
+fn check_rank0(c: &Cursor<'_>, n: u64, rank: usize, what: &str) -> Result<()> {
+    if rank == 0 && n > 1 {
+        return Err(c.error(
+            crate::ErrorKind::LimitExceeded,
+            format!("{n} {what} in a selection of rank 0"),
+        ));
+    }
+    Ok(())
+}
+
 fn read_points(c: &mut Cursor<'_>, n: u64, rank: usize, w: usize) -> Result<Vec<Vec<u64>>> {
-    let item = (rank * w).max(1) as u64;
+    check_rank0(c, n, rank, "points")?;
+    let item = (rank * w) as u64;
     let n = check_count(c, n, item, limits::MAX_SELECTION_ELEMENTS, "points")?;
     let mut v = Vec::with_capacity(n);
     for _ in 0..n {
@@ -176,7 +189,8 @@ fn read_points(c: &mut Cursor<'_>, n: u64, rank: usize, w: usize) -> Result<Vec<
 }
 
 fn read_blocks(c: &mut Cursor<'_>, n: u64, rank: usize, w: usize) -> Result<Vec<Block>> {
-    let item = (2 * rank * w).max(1) as u64;
+    check_rank0(c, n, rank, "blocks")?;
+    let item = (2 * rank * w) as u64;
     let n = check_count(c, n, item, limits::MAX_SELECTION_ELEMENTS, "blocks")?;
     let mut v = Vec::with_capacity(n);
     for _ in 0..n {
@@ -580,5 +594,24 @@ mod tests {
         }
         assert_eq!(parse(&b).unwrap_err().kind(), ErrorKind::LimitExceeded);
         assert!(parse(&[1, 0, 0, 0, 2, 0, 0, 0, 3]).is_err());
+    }
+
+    #[test]
+    fn rank_0_selections_hold_at_most_one_point_or_block() {
+        let s = Sizes::DEFAULT;
+        // Points version 1: type 1, version 1, reserved, length, rank 0, one point.
+        let one = [
+            1u8, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 12, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
+        ];
+        let sel = Selection::parse(&mut Cursor::new(&one, 0, s)).unwrap();
+        let mut w = Writer::new(s);
+        sel.encode(&mut w);
+        assert_eq!(
+            Selection::parse(&mut Cursor::new(w.as_slice(), 0, s)).unwrap(),
+            sel
+        );
+        let mut two = one;
+        two[20] = 2;
+        assert!(Selection::parse(&mut Cursor::new(&two, 0, s)).is_err());
     }
 }

@@ -82,20 +82,17 @@ pub struct FloatFields {
 }
 
 impl FloatType {
-    /// A float with explicit fields. The exponent and mantissa must be non-empty, lie inside
-    /// the significant bits, and not overlap each other or the sign bit.
+    /// A float with explicit fields. The exponent must be non-empty (the mantissa may be
+    /// empty, as `H5Tset_fields` and the reference decoder allow), the fields must end within
+    /// the significant bits (below offset + precision, the bound the setters keep), and not
+    /// overlap each other or the sign bit.
     pub fn from_parts(atomic: Atomic, f: FloatFields) -> Result<Self> {
-        let lo = atomic.offset;
+        let lo = 0;
         let hi = atomic.offset + atomic.precision;
         ensure!(
             f.exp_size > 0,
             InvalidArgument,
             "exponent size must be positive"
-        );
-        ensure!(
-            f.mant_size > 0,
-            InvalidArgument,
-            "mantissa size must be positive"
         );
         ensure!(
             f.exp_size <= 64,

@@ -166,7 +166,10 @@ pub fn string_at<'a>(segment: &Cursor<'a>, offset: u64) -> Result<&'a [u8]> {
             format!("name offset {offset} is past the segment"),
         )
     })?;
-    c.read_cstr(crate::limits::MAX_NAME_LEN)
+    // A name may be as long as the segment (the reference library writes link names longer
+    // than 64 KiB); the read borrows, so the segment bounds it.
+    let max = c.remaining();
+    c.read_cstr(max)
 }
 
 #[cfg(test)]

@@ -138,7 +138,8 @@ impl FillValue {
             w.put_u8(self.alloc_time);
             w.put_u8(self.fill_time);
             w.put_u8(u8::from(self.defined));
-            if version == 1 || self.defined {
+            // Version 1 ends early when it has no value (as parsed from such a message).
+            if self.defined || (version == 1 && self.value.is_some()) {
                 let v = self.value.as_deref().unwrap_or(&[]);
                 w.put_u32(v.len() as u32);
                 w.put_bytes(v);
@@ -188,6 +189,24 @@ mod tests {
         let f = FillValue::parse(&mut Cursor::new(&b, 0, Sizes::DEFAULT)).unwrap();
         assert!(!f.defined);
         assert_eq!(f.value, None);
+    }
+
+    #[test]
+    fn version_1_ending_early_round_trips() {
+        // Version 1, undefined, no size field: parses to no value and encodes back the same.
+        let b = [1u8, 2, 1, 0];
+        let f = FillValue::parse(&mut Cursor::new(&b, 0, Sizes::DEFAULT)).unwrap();
+        assert_eq!(f.value, None);
+        let mut w = Writer::new(Sizes::DEFAULT);
+        f.encode(&mut w);
+        assert_eq!(w.as_slice(), &b[..]);
+        // With its size field, the (empty) value is kept.
+        let b = [1u8, 2, 1, 0, 0, 0, 0, 0];
+        let f = FillValue::parse(&mut Cursor::new(&b, 0, Sizes::DEFAULT)).unwrap();
+        assert_eq!(f.value, Some(vec![]));
+        let mut w = Writer::new(Sizes::DEFAULT);
+        f.encode(&mut w);
+        assert_eq!(w.as_slice(), &b[..]);
     }
 
     #[test]

@@ -1,0 +1,72 @@
+//! `h5 check [-v] FILE`: walk every structure reachable from the superblock and list what is
+//! wrong, one line per problem (`<structure> at <0xaddr>: <what is wrong>`), then a summary.
+//! Exit status: 0 for a sound file, 1 when problems were found, 2 for a usage or I/O error.
+
+use h5::format::walk::{self, Options};
+
+const USAGE: &str = "usage: h5 check [-v] FILE";
+
+/// Run `h5 check` with the arguments after the command name; returns the exit status.
+pub fn run(args: &[String]) -> i32 {
+    let mut verbose = false;
+    let mut file = None;
+    for a in args {
+        match a.as_str() {
+            "-v" | "--verbose" => verbose = true,
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return 0;
+            }
+            s if s.starts_with('-') && s.len() > 1 => {
+                eprintln!("h5 check: unknown option {s:?}\n{USAGE}");
+                return 2;
+            }
+            s => {
+                if file.replace(s).is_some() {
+                    eprintln!("h5 check: one file at a time\n{USAGE}");
+                    return 2;
+                }
+            }
+        }
+    }
+    let Some(file) = file else {
+        eprintln!("{USAGE}");
+        return 2;
+    };
+    let data = match std::fs::read(file) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("h5 check: {file}: {e}");
+            return 2;
+        }
+    };
+    let report = walk::walk_with(&data, &Options::default());
+    for p in &report.problems {
+        println!("{p}");
+    }
+    if report.dropped_problems > 0 {
+        println!("... and {} more problems", report.dropped_problems);
+    }
+    if verbose {
+        if let Some(at) = report.superblock_offset {
+            println!("superblock at {at:#x}");
+        }
+    }
+    for n in &report.notes {
+        println!("note: {n}");
+    }
+    let problems = report.problems.len() + report.dropped_problems;
+    println!(
+        "{}: {} objects, {} structures, {} problem{}",
+        file,
+        report.objects,
+        report.structures,
+        problems,
+        if problems == 1 { "" } else { "s" }
+    );
+    if report.is_sound() {
+        0
+    } else {
+        1
+    }
+}
