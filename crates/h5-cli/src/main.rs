@@ -1,13 +1,18 @@
 //! The `h5` command.
 
 mod dtype;
+#[allow(dead_code)] // the model's constructors are used by the file adapter and by tests
+mod dump;
+mod ls;
 
-const USAGE: &str = "usage: h5 COMMAND [ARGS]\n\ncommands:\n  dtype [--pack] [--native] [--lossless] [--size] TEXT|-\n                          print the canonical DDL text of a datatype, or its size";
+const USAGE: &str = "usage: h5 COMMAND [ARGS]\n\ncommands:\n  dtype [--pack] [--native] [--lossless] [--size] TEXT|-\n                          print the canonical DDL text of a datatype, or its size\n  dump [OPTIONS] FILE...  print a file like h5dump\n  ls FILE                 list the objects of a file like h5ls -r";
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let status = match args.first().map(String::as_str) {
         Some("dtype") => dtype::run(&args[1..]),
+        Some("dump") => dump::run(&args[1..]),
+        Some("ls") => ls::run(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             0

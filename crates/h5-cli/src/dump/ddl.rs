@@ -1,0 +1,1455 @@
+//! The DDL printer: groups, datasets, named datatypes, attributes, links and data, laid out
+//! exactly as h5dump 1.10.8 lays them out.
+
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use h5::types::{ByteOrder, CharSet, Datatype, ReferenceKind, Sign, StrPad, StringSize};
+
+use super::model::*;
+use super::render::{Ctx, Format, Out};
+use super::value::Values;
+
+/// Indentation step in columns (h5dump's `COL`).
+pub const COL: usize = 3;
+
+/// A hyperslab subset for one dataset (`-s/-S/-c/-k` or `NAME[start;stride;count;block]`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Subset {
+    /// Start per dimension.
+    pub start: Option<Vec<u64>>,
+    /// Stride per dimension.
+    pub stride: Option<Vec<u64>>,
+    /// Count per dimension.
+    pub count: Option<Vec<u64>>,
+    /// Block per dimension.
+    pub block: Option<Vec<u64>>,
+}
+
+/// What to print (h5dump's `dump_opts` and globals).
+#[derive(Clone, Debug)]
+pub struct Opts {
+    /// Print dataset data.
+    pub display_data: bool,
+    /// Print attribute data.
+    pub display_attr_data: bool,
+    /// Print attributes at all.
+    pub include_attrs: bool,
+    /// Print object ids (`-i`).
+    pub display_oid: bool,
+    /// Print dataset creation properties (`-p`).
+    pub display_dcpl: bool,
+    /// Print the superblock (`-B`).
+    pub display_bb: bool,
+    /// Print array indices (not `-y`).
+    pub display_ai: bool,
+    /// Print 1-byte integer data as strings (`-r`).
+    pub display_char: bool,
+    /// Escape non-printing characters (`-e`).
+    pub display_escape: bool,
+    /// Print region reference data (`-R`).
+    pub display_region: bool,
+    /// Link and attribute order (`-q`).
+    pub sort_by: IndexOrder,
+    /// Decreasing order (`-z descending`).
+    pub sort_decreasing: bool,
+    /// Float format (`-m`).
+    pub fp_format: Option<String>,
+    /// Line width (`-w`; 0 = unlimited).
+    pub ncols: usize,
+    /// Packed bits masks (`-M`): (offset, length) pairs.
+    pub packed_bits: Vec<(u32, u32)>,
+    /// Do not use the compact subset display (`--no-compact-subset`).
+    pub disable_compact_subset: bool,
+}
+
+impl Default for Opts {
+    fn default() -> Self {
+        Opts {
+            display_data: true,
+            display_attr_data: true,
+            include_attrs: true,
+            display_oid: false,
+            display_dcpl: false,
+            display_bb: false,
+            display_ai: true,
+            display_char: false,
+            display_escape: false,
+            display_region: false,
+            sort_by: IndexOrder::Name,
+            sort_decreasing: false,
+            fp_format: None,
+            ncols: 80,
+            packed_bits: Vec::new(),
+            disable_compact_subset: false,
+        }
+    }
+}
+
+/// One entry of h5dump's object tables.
+#[derive(Clone, Debug)]
+struct TableObj {
+    name: String,
+    displayed: bool,
+    recorded: bool,
+}
+
+/// The object tables built by traversing the file before printing.
+#[derive(Default, Debug)]
+pub struct Tables {
+    groups: HashMap<ObjId, TableObj>,
+    dsets: HashMap<ObjId, TableObj>,
+    types: Vec<(ObjId, TableObj)>,
+    /// First path of each object (the reference path table).
+    pub paths: Rc<HashMap<ObjId, (String, ObjKind)>>,
+}
+
+impl Tables {
+    fn type_entry(&mut self, id: ObjId) -> Option<&mut TableObj> {
+        self.types
+            .iter_mut()
+            .find(|(a, _)| *a == id)
+            .map(|(_, o)| o)
+    }
+}
+
+/// The printer state for one file.
+pub struct Dumper<'a> {
+    /// The file.
+    pub file: &'a dyn DumpFile,
+    /// Options.
+    pub opts: Opts,
+    /// The text written to standard output.
+    pub out: Out,
+    /// Error messages for standard error.
+    pub err: String,
+    /// Exit status.
+    pub status: i32,
+    /// Current indentation in columns (`dump_indent`).
+    pub dump_indent: usize,
+    /// Object tables.
+    pub tables: Tables,
+    /// Path prefix of the group being printed.
+    pub prefix: String,
+    next_arr: Cell<bool>,
+    packed: Option<(u32, u64)>,
+}
+
+fn sort_links(mut v: Vec<Link>, decreasing: bool) -> Vec<Link> {
+    if decreasing {
+        v.reverse();
+    }
+    v
+}
+
+impl<'a> Dumper<'a> {
+    /// A printer over `file`.
+    pub fn new(file: &'a dyn DumpFile, opts: Opts) -> Self {
+        Dumper {
+            file,
+            opts,
+            out: Out::default(),
+            err: String::new(),
+            status: 0,
+            dump_indent: 0,
+            tables: Tables::default(),
+            prefix: String::new(),
+            next_arr: Cell::new(false),
+            packed: None,
+        }
+    }
+
+    /// Print `h5dump error: MSG` to standard error.
+    pub fn error_msg(&mut self, msg: &str) {
+        self.err.push_str("h5dump error: ");
+        self.err.push_str(msg);
+        self.err.push('\n');
+    }
+
+    /// The base format with the options applied.
+    pub fn format(&self) -> Format {
+        let mut f = Format::default();
+        if let Some(fp) = &self.opts.fp_format {
+            f.fmt_float = fp.clone();
+            f.fmt_double = fp.clone();
+        }
+        if self.opts.ncols == 0 {
+            f.line_ncols = 65535;
+            f.line_per_line = 1;
+        } else {
+            f.line_ncols = self.opts.ncols;
+        }
+        f.do_escape = self.opts.display_escape;
+        f
+    }
+
+    fn ncols(info: &Format) -> usize {
+        if info.line_ncols > 0 {
+            info.line_ncols
+        } else {
+            80
+        }
+    }
+
+    fn order_for(&self, tracked: bool) -> IndexOrder {
+        if self.opts.sort_by == IndexOrder::Creation && tracked {
+            IndexOrder::Creation
+        } else {
+            IndexOrder::Name
+        }
+    }
+
+    /// Traverse the file from the root and fill the group, dataset and named datatype tables
+    /// (`init_objs`), in the order h5dump's traversal visits objects.
+    pub fn build_tables(&mut self) -> ModelResult<()> {
+        let root = self.file.root();
+        let mut seen: HashMap<ObjId, ()> = HashMap::new();
+        self.tables.groups.insert(
+            root,
+            TableObj {
+                name: "/".into(),
+                displayed: false,
+                recorded: true,
+            },
+        );
+        Rc::make_mut(&mut self.tables.paths).insert(root, ("/".into(), ObjKind::Group));
+        seen.insert(root, ());
+        self.visit(root, "", &mut seen)
+    }
+
+    fn visit(
+        &mut self,
+        group: ObjId,
+        path: &str,
+        seen: &mut HashMap<ObjId, ()>,
+    ) -> ModelResult<()> {
+        let info = self.file.object_info(group)?;
+        let order = self.order_for(info.links_order_tracked);
+        let links = sort_links(self.file.links(group, order)?, self.opts.sort_decreasing);
+        for l in links {
+            let LinkTarget::Hard(id) = l.target else {
+                continue;
+            };
+            let full = format!("{}/{}", path, l.name);
+            let oi = match self.file.object_info(id) {
+                Ok(o) => o,
+                Err(_) => continue,
+            };
+            let already = seen.contains_key(&id);
+            if already {
+                continue;
+            }
+            seen.insert(id, ());
+            Rc::make_mut(&mut self.tables.paths).insert(id, (full.clone(), oi.kind));
+            let entry = TableObj {
+                name: full.clone(),
+                displayed: false,
+                recorded: true,
+            };
+            match oi.kind {
+                ObjKind::Group => {
+                    self.tables.groups.insert(id, entry);
+                    self.visit(id, &full, seen)?;
+                }
+                ObjKind::Dataset => {
+                    self.tables.dsets.insert(id, entry);
+                    if let Ok(d) = self.file.dataset(id) {
+                        if let Some(t) = d.datatype.committed {
+                            if self.tables.type_entry(t).is_none() {
+                                self.tables.types.push((
+                                    t,
+                                    TableObj {
+                                        name: full.clone(),
+                                        displayed: false,
+                                        recorded: false,
+                                    },
+                                ));
+                            }
+                        }
+                    }
+                }
+                ObjKind::NamedDatatype => match self.tables.type_entry(id) {
+                    Some(e) => {
+                        e.name = full.clone();
+                        e.recorded = true;
+                    }
+                    None => self.tables.types.push((id, entry)),
+                },
+            }
+        }
+        Ok(())
+    }
+
+    /// If dataset `id` was displayed already, its first path; otherwise mark it displayed.
+    pub fn dataset_seen(&mut self, id: ObjId) -> Option<String> {
+        match self.tables.dsets.get_mut(&id) {
+            Some(o) if o.displayed => Some(o.name.clone()),
+            Some(o) => {
+                o.displayed = true;
+                None
+            }
+            None => None,
+        }
+    }
+
+    /// The anonymous committed datatype h5dump calls `/#ADDR`.
+    pub fn anonymous_type(&self, name: &str) -> Option<ObjId> {
+        self.tables
+            .types
+            .iter()
+            .find(|(a, o)| !o.recorded && format!("/#{}", a) == name)
+            .map(|(a, _)| *a)
+    }
+
+    fn values(&self) -> Values<'a> {
+        Values {
+            file: self.file,
+            paths: Rc::clone(&self.tables.paths),
+            next_arr: Cell::new(self.next_arr.get()),
+            packed: self.packed,
+        }
+    }
+
+    // ----- datatypes and dataspaces -------------------------------------------------------
+
+    /// `h5tools_print_datatype`: append the datatype text to `buf`, flushing lines through the
+    /// renderer for multi-line types.
+    pub fn print_datatype(
+        &mut self,
+        buf: &mut String,
+        info: &Format,
+        ctx: &mut Ctx,
+        t: &TypeRef,
+        object_search: bool,
+    ) {
+        if object_search {
+            if let Some(addr) = t.committed {
+                let found = self
+                    .tables
+                    .types
+                    .iter()
+                    .find(|(a, _)| *a == addr)
+                    .map(|(_, o)| o.clone());
+                match found {
+                    Some(o) if !o.recorded => buf.push_str(&format!("\"/#{}\"", addr)),
+                    Some(o) => buf.push_str(&format!("\"{}\"", o.name)),
+                    None => {
+                        self.error_msg("unknown committed type.");
+                        self.status = 1;
+                    }
+                }
+                return;
+            }
+        }
+        let ncols = Self::ncols(info);
+        let dt = &t.datatype;
+        match dt {
+            Datatype::Integer(_) | Datatype::Float(_) | Datatype::Bitfield(_) => {
+                buf.push_str(&atomic_name(dt));
+            }
+            Datatype::Time(_) => buf.push_str("H5T_TIME: not yet implemented"),
+            Datatype::String(s) => {
+                buf.push_str("H5T_STRING {");
+                self.out.render_element(info, ctx, buf, ncols, 0, 0);
+                ctx.indent_level += 1;
+                let lines = [
+                    match s.string_size() {
+                        StringSize::Variable => "STRSIZE H5T_VARIABLE;".to_string(),
+                        StringSize::Fixed(n) => format!("STRSIZE {};", n),
+                    },
+                    format!(
+                        "STRPAD {};",
+                        match s.pad() {
+                            StrPad::NullTerm => "H5T_STR_NULLTERM",
+                            StrPad::NullPad => "H5T_STR_NULLPAD",
+                            StrPad::SpacePad => "H5T_STR_SPACEPAD",
+                        }
+                    ),
+                    format!(
+                        "CSET {};",
+                        match s.cset() {
+                            CharSet::Ascii => "H5T_CSET_ASCII",
+                            CharSet::Utf8 => "H5T_CSET_UTF8",
+                        }
+                    ),
+                    "CTYPE H5T_C_S1;".to_string(),
+                ];
+                for l in lines {
+                    ctx.need_prefix = true;
+                    buf.clear();
+                    buf.push_str(&l);
+                    self.out.render_element(info, ctx, buf, ncols, 0, 0);
+                }
+                ctx.indent_level -= 1;
+                ctx.need_prefix = true;
+                buf.clear();
+                buf.push('}');
+            }
+            Datatype::Opaque(o) => {
+                buf.push_str("H5T_OPAQUE {");
+                self.out.render_element(info, ctx, buf, ncols, 0, 0);
+                ctx.indent_level += 1;
+                ctx.need_prefix = true;
+                buf.clear();
+                buf.push_str(&format!("OPAQUE_TAG \"{}\";", o.tag()));
+                self.out.render_element(info, ctx, buf, ncols, 0, 0);
+                ctx.indent_level -= 1;
+                ctx.need_prefix = true;
+                buf.clear();
+                buf.push('}');
+            }
+            Datatype::Compound(c) => {
+                buf.push_str("H5T_COMPOUND {");
+                self.out.render_element(info, ctx, buf, ncols, 0, 0);
+                ctx.indent_level += 1;
+                for m in c.members() {
+                    ctx.need_prefix = true;
+                    buf.clear();
+                    self.print_datatype(buf, info, ctx, &m.datatype().clone().into(), true);
+                    buf.push_str(&format!(" \"{}\";", m.name()));
+                    self.out.render_element(info, ctx, buf, ncols, 0, 0);
+                }
+                ctx.indent_level -= 1;
+                ctx.need_prefix = true;
+                buf.clear();
+                buf.push('}');
+            }
+            Datatype::Reference(r) => {
+                buf.push_str("H5T_REFERENCE");
+                buf.push_str(match r.kind() {
+                    ReferenceKind::DatasetRegion => " { H5T_STD_REF_DSETREG }",
+                    ReferenceKind::Object => " { H5T_STD_REF_OBJECT }",
+                    _ => " { UNDEFINED }",
+                });
+            }
+            Datatype::Enum(e) => {
+                buf.push_str("H5T_ENUM {");
+                self.out.render_element(info, ctx, buf, ncols, 0, 0);
+                ctx.indent_level += 1;
+                ctx.need_prefix = true;
+                buf.clear();
+                buf.push_str(&atomic_name(&Datatype::Integer(*e.base())));
+                buf.push(';');
+                self.out.render_element(info, ctx, buf, ncols, 0, 0);
+                for m in e.members() {
+                    ctx.need_prefix = true;
+                    self.out.simple_prefix(info, ctx, 0, 0);
+                    buf.clear();
+                    buf.push_str(&format!("\"{}\"", m.name()));
+                    let n = m.name().len();
+                    buf.push_str(&" ".repeat(16usize.saturating_sub(n)));
+                    buf.push(' ');
+                    let v = h5::types::compose::decode_int(e.base(), m.raw_value()).unwrap_or(0);
+                    if e.base().size() > 8 {
+                        buf.push_str("0x");
+                        for b in m.raw_value() {
+                            buf.push_str(&format!("{:02x}", b));
+                        }
+                    } else if e.base().sign() == Sign::None {
+                        buf.push_str(&(v as u64).to_string());
+                    } else {
+                        buf.push_str(&(v as i64).to_string());
+                    }
+                    buf.push(';');
+                    self.out.render_element(info, ctx, buf, ncols, 0, 0);
+                }
+                ctx.indent_level -= 1;
+                ctx.need_prefix = true;
+                buf.clear();
+                buf.push('}');
+            }
+            Datatype::VarLen(v) => {
+                buf.push_str("H5T_VLEN { ");
+                self.print_datatype(buf, info, ctx, &v.base().clone().into(), true);
+                buf.push('}');
+            }
+            Datatype::Array(a) => {
+                buf.push_str("H5T_ARRAY { ");
+                for d in a.dims() {
+                    buf.push_str(&format!("[{}]", d));
+                }
+                buf.push(' ');
+                self.print_datatype(buf, info, ctx, &a.base().clone().into(), true);
+                buf.push_str(" }");
+            }
+            Datatype::Complex(c) => {
+                buf.push_str("H5T_COMPLEX { ");
+                buf.push_str(&atomic_name(&Datatype::Float(*c.base())));
+                buf.push_str(" }");
+            }
+        }
+    }
+
+    /// `h5tools_dump_datatype`: the `DATATYPE  ...` line(s).
+    pub fn dump_datatype(&mut self, info: &Format, ctx: &mut Ctx, t: &TypeRef) {
+        ctx.need_prefix = true;
+        let mut buf = String::from("DATATYPE  ");
+        self.print_datatype(&mut buf, info, ctx, t, true);
+        let ncols = Self::ncols(info);
+        self.out.render_element(info, ctx, &buf, ncols, 0, 0);
+    }
+
+    /// `h5tools_dump_dataspace`: the `DATASPACE  ...` line.
+    pub fn dump_dataspace(&mut self, info: &Format, ctx: &mut Ctx, s: &Space) {
+        let text = format!("DATASPACE {}", dataspace_text(s));
+        self.out.line(info, ctx, &text);
+    }
+
+    // ----- attributes ---------------------------------------------------------------------
+
+    /// Print every attribute of `obj` (`attr_iteration`).
+    pub fn attr_iteration(&mut self, obj: ObjId, tracked: bool) {
+        if !self.opts.include_attrs {
+            return;
+        }
+        let order = self.order_for(tracked);
+        match self.file.attributes(obj, order) {
+            Ok(mut attrs) => {
+                if self.opts.sort_decreasing {
+                    attrs.reverse();
+                }
+                for a in attrs {
+                    let mut ctx = Ctx::at(self.dump_indent);
+                    ctx.display_index = self.opts.display_ai;
+                    ctx.display_char = self.opts.display_char;
+                    let info = self.format();
+                    self.dump_attribute(&info, &mut ctx, obj, &a);
+                }
+            }
+            Err(_) => {
+                self.error_msg("error getting attribute information");
+                self.status = 1;
+            }
+        }
+    }
+
+    /// `h5tools_dump_attribute`.
+    pub fn dump_attribute(&mut self, info: &Format, ctx: &mut Ctx, obj: ObjId, a: &AttrInfo) {
+        self.out
+            .line(info, ctx, &format!("ATTRIBUTE \"{}\" {{", a.name));
+        ctx.indent_level += 1;
+        self.dump_datatype(info, ctx, &a.datatype);
+        self.dump_dataspace(info, ctx, &a.space);
+        if self.opts.display_data || self.opts.display_attr_data {
+            let data = self.file.attribute_data(obj, &a.name);
+            self.dump_data(
+                info,
+                ctx,
+                &a.datatype.datatype,
+                &a.space,
+                DataSource::Attr(data),
+            );
+        }
+        ctx.indent_level -= 1;
+        self.out.line(info, ctx, "}");
+    }
+
+    // ----- data ---------------------------------------------------------------------------
+
+    /// `h5tools_dump_data` for an attribute or a whole dataset.
+    fn dump_data(
+        &mut self,
+        info: &Format,
+        ctx: &mut Ctx,
+        dt: &Datatype,
+        space: &Space,
+        src: DataSource,
+    ) {
+        let ncols = Self::ncols(info);
+        let outputformat = info.clone();
+        let mut sformat = info.with_indices(ctx.display_index);
+        ctx.need_prefix = true;
+        self.out
+            .render_element(&outputformat, ctx, "DATA {", ncols, 0, 0);
+        let is_ref = matches!(dt, Datatype::Reference(_));
+        if is_ref {
+            ctx.indent_level += 1;
+            let mut dctx = ctx.clone();
+            if let Datatype::Reference(r) = dt {
+                if matches!(
+                    r.kind(),
+                    ReferenceKind::Object | ReferenceKind::DatasetRegion
+                ) {
+                    dctx.init_acc_pos(space.dims());
+                    dctx.need_prefix = true;
+                    match src.all_bytes(self.file, space) {
+                        Ok(bytes) => {
+                            self.dump_reference(&outputformat, &mut dctx, dt, &bytes, space)
+                        }
+                        Err(e) => self.error_msg(&e),
+                    }
+                }
+            }
+            ctx.indent_level -= 1;
+        } else {
+            let mut dctx = ctx.clone();
+            let char_mode =
+                dctx.display_char && dt.size() == 1 && dt.class() == h5::types::Class::Integer;
+            if char_mode {
+                sformat.idx_fmt = "\"";
+                dctx.indent_level += 1;
+                dctx.need_prefix = true;
+                self.out.simple_prefix(&sformat, &mut dctx, 0, 0);
+                sformat.line_multi_new = true;
+                sformat.str_repeat = 8;
+                sformat.ascii = true;
+                sformat.elmt_suf1 = "";
+                sformat.elmt_suf2 = "";
+                sformat.line_suf = "\"";
+            } else {
+                dctx.need_prefix = true;
+            }
+            let ok = match (&src, space) {
+                (_, Space::Null) => Ok(()),
+                (DataSource::Attr(d), _) => match d {
+                    Ok(bytes) => {
+                        let bytes = bytes.clone();
+                        self.dump_mem(&sformat, &mut dctx, dt, space, &bytes);
+                        Ok(())
+                    }
+                    Err(e) => Err(e.clone()),
+                },
+                (DataSource::Dataset(id), _) => {
+                    self.dump_simple_dset(&sformat, &mut dctx, *id, dt, space)
+                }
+            };
+            if char_mode {
+                dctx.need_prefix = false;
+                sformat.arr_linebreak = false;
+                sformat.idx_fmt = "";
+                sformat.line_multi_new = false;
+                sformat.line_suf = "";
+                self.out
+                    .render_element(&sformat, &mut dctx, "\"", ncols, 0, 0);
+            }
+            if ok.is_err() {
+                self.error_msg("unable to print data");
+                self.status = 1;
+            }
+        }
+        ctx.need_prefix = true;
+        self.out.simple_prefix(&outputformat, ctx, 0, 0);
+        self.out
+            .render_element(&outputformat, ctx, "}", ncols, 0, 0);
+    }
+
+    /// `h5tools_dump_simple_data`: render `nelmts` elements.
+    fn dump_simple_data(
+        &mut self,
+        info: &Format,
+        ctx: &mut Ctx,
+        end_of_data: bool,
+        dt: &Datatype,
+        bytes: &[u8],
+        nelmts: u64,
+    ) {
+        let size = dt.size();
+        let ncols = Self::ncols(info);
+        let mut elmt_counter = 0u64;
+        let values = self.values();
+        for i in 0..nelmts {
+            let start = (i as usize).saturating_mul(size);
+            let eb = bytes.get(start..start + size).unwrap_or(&[]);
+            let mut s = String::new();
+            values.sprint(&mut s, info, ctx, dt, eb);
+            if i + 1 < nelmts || !end_of_data {
+                s.push_str(info.elmt_suf1);
+            }
+            let brk = self
+                .out
+                .render_element(info, ctx, &s, ncols, i, elmt_counter);
+            if !brk {
+                elmt_counter = 0;
+            }
+            ctx.cur_elmt += 1;
+            elmt_counter += 1;
+        }
+        self.next_arr.set(values.next_arr.get());
+    }
+
+    fn dump_mem(
+        &mut self,
+        info: &Format,
+        ctx: &mut Ctx,
+        dt: &Datatype,
+        space: &Space,
+        bytes: &[u8],
+    ) {
+        let dims = space.dims().to_vec();
+        ctx.init_acc_pos(&dims);
+        ctx.size_last_dim = dims.last().copied().unwrap_or(0);
+        let n = space.npoints();
+        if n == 0 {
+            return;
+        }
+        self.dump_simple_data(info, ctx, true, dt, bytes, n);
+    }
+
+    fn dump_simple_dset(
+        &mut self,
+        info: &Format,
+        ctx: &mut Ctx,
+        id: ObjId,
+        dt: &Datatype,
+        space: &Space,
+    ) -> Result<(), String> {
+        let dims = space.dims().to_vec();
+        ctx.init_acc_pos(&dims);
+        let total: u64 = dims.iter().product();
+        ctx.size_last_dim = dims.last().copied().unwrap_or(0);
+        if total == 0 && !dims.is_empty() {
+            return Ok(());
+        }
+        let nsize = dt
+            .native_type()
+            .map(|t| t.size())
+            .unwrap_or(dt.size())
+            .max(1) as u64;
+        let bufsize: u64 = 32 * 1024 * 1024;
+        let mut sm_size = vec![0u64; dims.len()];
+        let mut sm_nbytes = nsize;
+        for i in (0..dims.len()).rev() {
+            let size = (bufsize / sm_nbytes).max(1);
+            sm_size[i] = dims[i].min(size);
+            sm_nbytes = sm_nbytes.saturating_mul(sm_size[i]);
+        }
+        let mut hs_offset = vec![0u64; dims.len()];
+        let mut elmtno = 0u64;
+        let p_nelmts = if dims.is_empty() { 1 } else { total };
+        while elmtno < p_nelmts {
+            let hs_size: Vec<u64> = (0..dims.len())
+                .map(|i| (dims[i] - hs_offset[i]).min(sm_size[i]))
+                .collect();
+            let hs_nelmts: u64 = hs_size.iter().product();
+            let bytes = self.file.read(id, &hs_offset, &hs_size)?;
+            ctx.sm_pos = elmtno;
+            let end = elmtno + hs_nelmts >= p_nelmts;
+            self.dump_simple_data(info, ctx, end, dt, &bytes, hs_nelmts);
+            let mut carry = true;
+            let mut i = dims.len();
+            while i > 0 && carry {
+                hs_offset[i - 1] += hs_size[i - 1];
+                if hs_offset[i - 1] == dims[i - 1] {
+                    hs_offset[i - 1] = 0;
+                } else {
+                    carry = false;
+                }
+                i -= 1;
+            }
+            ctx.continuation += 1;
+            elmtno += hs_nelmts.max(1);
+        }
+        Ok(())
+    }
+
+    /// `h5tools_dump_reference`: object and region references at the top level of a dataset or
+    /// attribute.
+    fn dump_reference(
+        &mut self,
+        info: &Format,
+        ctx: &mut Ctx,
+        dt: &Datatype,
+        bytes: &[u8],
+        space: &Space,
+    ) {
+        let n = space.npoints();
+        let size = dt.size();
+        let ncols = Self::ncols(info);
+        let values = self.values();
+        let mut strs = Vec::new();
+        for i in 0..n as usize {
+            let eb = bytes.get(i * size..(i + 1) * size).unwrap_or(&[]);
+            let mut s = String::new();
+            values.sprint(&mut s, info, ctx, dt, eb);
+            strs.push((s, eb.to_vec()));
+        }
+        drop(values);
+        for (i, (s, eb)) in strs.into_iter().enumerate() {
+            ctx.need_prefix = true;
+            self.out.render_element(info, ctx, &s, ncols, i as u64, n);
+            ctx.cur_elmt += 1;
+            if eb.iter().all(|&b| b == 0) {
+                continue;
+            }
+            let target = self.file.dereference(&eb).ok().flatten();
+            match target {
+                Some(RefTarget::Object(id)) => {
+                    if let Ok(oi) = self.file.object_info(id) {
+                        if oi.kind == ObjKind::Dataset {
+                            if let Ok(d) = self.file.dataset(id) {
+                                ctx.indent_level += 1;
+                                let dt2 = d.datatype.datatype.clone();
+                                self.dump_data(info, ctx, &dt2, &d.space, DataSource::Dataset(id));
+                                ctx.indent_level -= 1;
+                            }
+                        }
+                    }
+                }
+                Some(RefTarget::Region { dataset, selection }) => {
+                    self.dump_region(info, ctx, dataset, &selection);
+                }
+                None => {}
+            }
+        }
+    }
+
+    /// The region part of a dataset region reference (`h5tools_dump_region_data_blocks/points`).
+    fn dump_region(&mut self, info: &Format, ctx: &mut Ctx, dataset: ObjId, sel: &Region) {
+        let ncols = Self::ncols(info);
+        let Ok(d) = self.file.dataset(dataset) else {
+            return;
+        };
+        ctx.indent_level += 1;
+        let mut text = String::new();
+        match sel {
+            Region::Blocks(blocks) => {
+                text.push_str("REGION_TYPE BLOCK  ");
+                for (k, (a, b)) in blocks.iter().enumerate() {
+                    if k > 0 {
+                        text.push_str(", ");
+                    }
+                    let fa: Vec<String> = a.iter().map(|x| x.to_string()).collect();
+                    let fb: Vec<String> = b.iter().map(|x| x.to_string()).collect();
+                    text.push_str(&format!("({})-({})", fa.join(","), fb.join(",")));
+                }
+            }
+            Region::Points(points) => {
+                text.push_str("REGION_TYPE POINT  ");
+                for (k, p) in points.iter().enumerate() {
+                    if k > 0 {
+                        text.push_str(", ");
+                    }
+                    let fp: Vec<String> = p.iter().map(|x| x.to_string()).collect();
+                    text.push_str(&format!("({})", fp.join(",")));
+                }
+            }
+        }
+        ctx.need_prefix = true;
+        self.out.render_region_text(info, ctx, &text, ncols);
+        self.dump_datatype(info, ctx, &d.datatype);
+        self.dump_dataspace(info, ctx, &d.space);
+        ctx.indent_level -= 1;
+    }
+
+    // ----- objects ------------------------------------------------------------------------
+
+    /// `dump_group`.
+    pub fn dump_group(&mut self, gid: ObjId, name: &str) {
+        let info = self.format();
+        let oi = match self.file.object_info(gid) {
+            Ok(o) => o,
+            Err(e) => {
+                self.error_msg(&e);
+                self.status = 1;
+                return;
+            }
+        };
+        let mut ctx = Ctx::at(self.dump_indent);
+        self.out
+            .line(&info, &mut ctx, &format!("GROUP \"{}\" {{", name));
+        ctx.indent_level += 1;
+        self.dump_indent += COL;
+        if name == "/" {
+            let anon: Vec<ObjId> = self
+                .tables
+                .types
+                .iter()
+                .filter(|(_, o)| !o.recorded)
+                .map(|(a, _)| *a)
+                .collect();
+            for a in anon {
+                self.dump_named_datatype(a, &format!("#{}", a));
+            }
+        }
+        if let Some(c) = &oi.comment {
+            self.out
+                .line(&info, &mut ctx, &format!("COMMENT \"{}\"", c));
+        }
+        let mut proceed = true;
+        if oi.refcount > 1 {
+            match self.tables.groups.get_mut(&gid) {
+                None => {
+                    self.error_msg("internal error");
+                    self.status = 1;
+                    proceed = false;
+                }
+                Some(o) if o.displayed => {
+                    let n = o.name.clone();
+                    self.out
+                        .line(&info, &mut ctx, &format!("HARDLINK \"{}\"", n));
+                    proceed = false;
+                }
+                Some(o) => o.displayed = true,
+            }
+        }
+        if proceed {
+            self.attr_iteration(gid, oi.attrs_order_tracked);
+            self.link_iteration(gid, oi.links_order_tracked);
+        }
+        self.dump_indent -= COL;
+        ctx.indent_level -= 1;
+        self.out.line(&info, &mut ctx, "}");
+    }
+
+    fn link_iteration(&mut self, gid: ObjId, tracked: bool) {
+        let order = self.order_for(tracked);
+        let links = match self.file.links(gid, order) {
+            Ok(l) => sort_links(l, self.opts.sort_decreasing),
+            Err(e) => {
+                self.error_msg(&e);
+                self.status = 1;
+                return;
+            }
+        };
+        for l in links {
+            self.dump_link(&l);
+        }
+    }
+
+    /// `dump_all_cb`: one link of the group being printed.
+    pub fn dump_link(&mut self, l: &Link) {
+        let info = self.format();
+        let mut ctx = Ctx::at(self.dump_indent);
+        match &l.target {
+            LinkTarget::Hard(id) => {
+                let oi = match self.file.object_info(*id) {
+                    Ok(o) => o,
+                    Err(_) => {
+                        self.error_msg(&format!(
+                            "unable to get object information for \"{}\"",
+                            l.name
+                        ));
+                        self.status = 1;
+                        return;
+                    }
+                };
+                match oi.kind {
+                    ObjKind::Group => {
+                        let old = self.prefix.clone();
+                        self.prefix = format!("{}/{}", self.prefix, l.name);
+                        self.dump_group(*id, &l.name);
+                        self.prefix = old;
+                    }
+                    ObjKind::Dataset => {
+                        if oi.refcount > 1 {
+                            match self.tables.dsets.get_mut(id) {
+                                None => {
+                                    self.error_msg("internal error");
+                                    self.status = 1;
+                                    return;
+                                }
+                                Some(o) if o.displayed => {
+                                    let n = o.name.clone();
+                                    self.out.line(
+                                        &info,
+                                        &mut ctx,
+                                        &format!("DATASET \"{}\" {{", l.name),
+                                    );
+                                    ctx.indent_level += 1;
+                                    self.out
+                                        .line(&info, &mut ctx, &format!("HARDLINK \"{}\"", n));
+                                    ctx.indent_level -= 1;
+                                    self.out.line(&info, &mut ctx, "}");
+                                    return;
+                                }
+                                Some(o) => o.displayed = true,
+                            }
+                        }
+                        self.dump_dataset(*id, &l.name, None);
+                    }
+                    ObjKind::NamedDatatype => self.dump_named_datatype(*id, &l.name),
+                }
+            }
+            LinkTarget::Soft(t) => {
+                self.out
+                    .line(&info, &mut ctx, &format!("SOFTLINK \"{}\" {{", l.name));
+                ctx.indent_level += 1;
+                self.out
+                    .line(&info, &mut ctx, &format!("LINKTARGET \"{}\"", t));
+                ctx.indent_level -= 1;
+                self.out.line(&info, &mut ctx, "}");
+            }
+            LinkTarget::External { file, path } => {
+                self.out
+                    .line(&info, &mut ctx, &format!("EXTERNAL_LINK \"{}\" {{", l.name));
+                ctx.indent_level += 1;
+                self.out
+                    .line(&info, &mut ctx, &format!("TARGETFILE \"{}\"", file));
+                self.out
+                    .line(&info, &mut ctx, &format!("TARGETPATH \"{}\"", path));
+                ctx.indent_level -= 1;
+                self.out.line(&info, &mut ctx, "}");
+            }
+            LinkTarget::UserDefined(class) => {
+                self.out.line(
+                    &info,
+                    &mut ctx,
+                    &format!("USERDEFINED_LINK \"{}\" {{", l.name),
+                );
+                ctx.indent_level += 1;
+                self.out
+                    .line(&info, &mut ctx, &format!("LINKCLASS {}", class));
+                ctx.indent_level -= 1;
+                self.out.line(&info, &mut ctx, "}");
+            }
+        }
+    }
+
+    /// `dump_named_datatype`.
+    pub fn dump_named_datatype(&mut self, id: ObjId, name: &str) {
+        let info = self.format();
+        let ncols = Self::ncols(&info);
+        let mut ctx = Ctx::at(self.dump_indent);
+        let oi = self.file.object_info(id).ok();
+        ctx.need_prefix = true;
+        let mut buf = format!("DATATYPE \"{}\" ", name);
+        self.out.render_element(&info, &mut ctx, &buf, ncols, 0, 0);
+        buf.clear();
+        let mut show = true;
+        if oi.as_ref().is_some_and(|o| o.refcount > 1) {
+            match self.tables.type_entry(id) {
+                None => {
+                    self.error_msg("internal error");
+                    self.status = 1;
+                    show = false;
+                }
+                Some(o) if o.displayed => {
+                    let n = o.name.clone();
+                    self.out.render_element(
+                        &info,
+                        &mut ctx,
+                        &format!("HARDLINK \"{}\"", n),
+                        ncols,
+                        0,
+                        0,
+                    );
+                    show = false;
+                }
+                Some(o) => o.displayed = true,
+            }
+        }
+        if show {
+            match self.file.named_datatype(id) {
+                Ok(t) => {
+                    let is_compound = matches!(t, Datatype::Compound(_));
+                    self.print_datatype(&mut buf, &info, &mut ctx, &t.into(), false);
+                    if !is_compound {
+                        buf.push(';');
+                    }
+                    self.out.render_element(&info, &mut ctx, &buf, ncols, 0, 0);
+                }
+                Err(e) => {
+                    self.error_msg(&e);
+                    self.status = 1;
+                }
+            }
+            self.dump_indent += COL;
+            let tracked = oi.as_ref().is_some_and(|o| o.attrs_order_tracked);
+            self.attr_iteration(id, tracked);
+            self.dump_indent -= COL;
+        }
+        ctx.need_prefix = true;
+        self.out.render_element(&info, &mut ctx, "}", ncols, 0, 0);
+    }
+
+    /// `dump_dataset`.
+    pub fn dump_dataset(&mut self, id: ObjId, name: &str, _sset: Option<&Subset>) {
+        let info = self.format();
+        let mut ctx = Ctx::at(self.dump_indent);
+        let oi = self.file.object_info(id).ok();
+        ctx.need_prefix = true;
+        self.out.simple_prefix(&info, &mut ctx, 0, 0);
+        let ncols = Self::ncols(&info);
+        self.out.render_element(
+            &info,
+            &mut ctx,
+            &format!("DATASET \"{}\" {{", name),
+            ncols,
+            0,
+            0,
+        );
+        if let Some(c) = oi.as_ref().and_then(|o| o.comment.clone()) {
+            self.out
+                .line(&info, &mut ctx, &format!("COMMENT \"{}\"", c));
+        }
+        self.dump_indent += COL;
+        ctx.indent_level += 1;
+        match self.file.dataset(id) {
+            Ok(d) => {
+                self.dump_datatype(&info, &mut ctx, &d.datatype);
+                self.dump_dataspace(&info, &mut ctx, &d.space);
+                if self.opts.display_dcpl {
+                    self.dump_dcpl(&info, &mut ctx, &d);
+                }
+                ctx.display_index = self.opts.display_ai;
+                ctx.display_char = self.opts.display_char;
+                if self.opts.display_data {
+                    let dt = d.datatype.datatype.clone();
+                    let masks: Vec<(u32, u32)> = self.opts.packed_bits.clone();
+                    let loops: Vec<Option<(u32, u32)>> = if masks.is_empty() {
+                        vec![None]
+                    } else {
+                        masks.into_iter().map(Some).collect()
+                    };
+                    for m in loops {
+                        if let Some((off, len)) = m {
+                            ctx.need_prefix = true;
+                            self.out.simple_prefix(&info, &mut ctx, 0, 0);
+                            let text = packed_bits_text(&dt, off, len);
+                            self.out.render_element(&info, &mut ctx, &text, ncols, 0, 0);
+                            let mask = if len >= 64 {
+                                u64::MAX
+                            } else {
+                                (1u64 << len) - 1
+                            };
+                            self.packed = Some((off, mask));
+                        }
+                        if let Datatype::Time(_) = dt {
+                            ctx.indent_level += 1;
+                            ctx.need_prefix = true;
+                            self.out.simple_prefix(&info, &mut ctx, 0, 0);
+                            self.out.render_element(
+                                &info,
+                                &mut ctx,
+                                "DATA{ not yet implemented.}",
+                                ncols,
+                                0,
+                                0,
+                            );
+                            ctx.indent_level -= 1;
+                        } else {
+                            self.dump_data(&info, &mut ctx, &dt, &d.space, DataSource::Dataset(id));
+                        }
+                    }
+                    self.packed = None;
+                }
+            }
+            Err(e) => {
+                self.error_msg(&e);
+                self.status = 1;
+            }
+        }
+        let tracked = oi.as_ref().is_some_and(|o| o.attrs_order_tracked);
+        self.attr_iteration(id, tracked);
+        ctx.indent_level -= 1;
+        self.dump_indent -= COL;
+        ctx.need_prefix = true;
+        self.out.simple_prefix(&info, &mut ctx, 0, 0);
+        self.out.render_element(&info, &mut ctx, "}", ncols, 0, 0);
+    }
+
+    /// `h5tools_dump_dcpl`: storage layout, filters, fill value and allocation time (`-p`).
+    fn dump_dcpl(&mut self, info: &Format, ctx: &mut Ctx, d: &DatasetInfo) {
+        let tsize = d.datatype.datatype.size() as u64;
+        let npoints = d.space.npoints();
+        self.out.line(info, ctx, "STORAGE_LAYOUT {");
+        ctx.indent_level += 1;
+        match &d.layout {
+            Layout::Chunked { dims } => {
+                let ds: Vec<String> = dims.iter().map(|x| x.to_string()).collect();
+                self.out
+                    .line(info, ctx, &format!("CHUNKED ( {} )", ds.join(", ")));
+                let raw = npoints * tsize;
+                if d.filters.is_empty() || d.storage_size == 0 {
+                    self.out
+                        .line(info, ctx, &format!("SIZE {}", d.storage_size));
+                } else {
+                    let ratio = raw as f64 / d.storage_size as f64;
+                    self.out.line(
+                        info,
+                        ctx,
+                        &format!("SIZE {} ({:.3}:1 COMPRESSION)", d.storage_size, ratio),
+                    );
+                }
+            }
+            Layout::Compact => {
+                self.out.line(info, ctx, "COMPACT");
+                self.out
+                    .line(info, ctx, &format!("SIZE {}", d.storage_size));
+            }
+            Layout::Contiguous { offset } => {
+                self.out.line(info, ctx, "CONTIGUOUS");
+                if !d.external.is_empty() {
+                    self.out.line(info, ctx, "EXTERNAL {");
+                    ctx.indent_level += 1;
+                    for e in &d.external {
+                        self.out.line(
+                            info,
+                            ctx,
+                            &format!("FILENAME {} SIZE {} OFFSET {}", e.name, e.size, e.offset),
+                        );
+                    }
+                    ctx.indent_level -= 1;
+                    self.out.line(info, ctx, "}");
+                } else {
+                    self.out
+                        .line(info, ctx, &format!("SIZE {}", d.storage_size));
+                    match offset {
+                        Some(o) => self.out.line(info, ctx, &format!("OFFSET {}", o)),
+                        None => self.out.line(info, ctx, &format!("OFFSET {}", u64::MAX)),
+                    }
+                }
+            }
+            Layout::Virtual => {
+                self.out.line(info, ctx, "VIRTUAL");
+            }
+        }
+        ctx.indent_level -= 1;
+        self.out.line(info, ctx, "}");
+        self.out.line(info, ctx, "FILTERS {");
+        ctx.indent_level += 1;
+        if d.filters.is_empty() {
+            self.out.line(info, ctx, "NONE");
+        }
+        for f in &d.filters {
+            match f.id {
+                1 => {
+                    let lvl = f.cd_values.first().copied().unwrap_or(0);
+                    self.out.line(
+                        info,
+                        ctx,
+                        &format!("COMPRESSION DEFLATE {{ LEVEL {} }}", lvl),
+                    );
+                }
+                2 => self.out.line(info, ctx, "PREPROCESSING SHUFFLE"),
+                3 => self.out.line(info, ctx, "CHECKSUM FLETCHER32"),
+                4 => {
+                    self.out.line(info, ctx, "COMPRESSION SZIP {");
+                    ctx.indent_level += 1;
+                    let mask = f.cd_values.first().copied().unwrap_or(0);
+                    let ppb = f.cd_values.get(1).copied().unwrap_or(0);
+                    self.out
+                        .line(info, ctx, &format!("PIXELS_PER_BLOCK {}", ppb));
+                    let mode = if mask & 32 != 0 {
+                        "MODE NN"
+                    } else {
+                        "MODE K13"
+                    };
+                    self.out.line(info, ctx, mode);
+                    let coding = if mask & 4 != 0 {
+                        "CODING ENTROPY"
+                    } else {
+                        "CODING NEAREST NEIGHBOUR"
+                    };
+                    self.out.line(info, ctx, coding);
+                    let order = if mask & 16 != 0 {
+                        "BYTE_ORDER MSB"
+                    } else {
+                        "BYTE_ORDER LSB"
+                    };
+                    self.out.line(info, ctx, order);
+                    let header = if mask & 128 != 0 {
+                        "HEADER RAW"
+                    } else {
+                        "HEADER NONE"
+                    };
+                    self.out.line(info, ctx, header);
+                    ctx.indent_level -= 1;
+                    self.out.line(info, ctx, "}");
+                }
+                5 => self.out.line(info, ctx, "COMPRESSION NBIT"),
+                6 => {
+                    let v = f.cd_values.first().copied().unwrap_or(0);
+                    self.out.line(
+                        info,
+                        ctx,
+                        &format!("COMPRESSION SCALEOFFSET {{ MIN BITS {} }}", v),
+                    );
+                }
+                id => {
+                    self.out.line(info, ctx, "USER_DEFINED_FILTER {");
+                    ctx.indent_level += 1;
+                    self.out.line(info, ctx, &format!("FILTER_ID {}", id));
+                    if let Some(n) = &f.name {
+                        self.out.line(info, ctx, &format!("COMMENT {}", n));
+                    }
+                    if !f.cd_values.is_empty() {
+                        let p: Vec<String> = f.cd_values.iter().map(|x| x.to_string()).collect();
+                        self.out
+                            .line(info, ctx, &format!("PARAMS {{ {} }}", p.join(" ")));
+                    }
+                    ctx.indent_level -= 1;
+                    self.out.line(info, ctx, "}");
+                }
+            }
+        }
+        ctx.indent_level -= 1;
+        self.out.line(info, ctx, "}");
+        self.out.line(info, ctx, "FILLVALUE {");
+        ctx.indent_level += 1;
+        let ft = match d.fill.fill_time {
+            0 => "FILL_TIME H5D_FILL_TIME_ALLOC",
+            1 => "FILL_TIME H5D_FILL_TIME_NEVER",
+            _ => "FILL_TIME H5D_FILL_TIME_IFSET",
+        };
+        self.out.line(info, ctx, ft);
+        match &d.fill.value {
+            None => self.out.line(info, ctx, "VALUE  H5D_FILL_VALUE_UNDEFINED"),
+            Some(None) => self.out.line(info, ctx, "VALUE  H5D_FILL_VALUE_DEFAULT"),
+            Some(Some(bytes)) => {
+                let dt = d.datatype.datatype.clone();
+                let values = self.values();
+                let mut s = String::from("VALUE  ");
+                let mut vctx = ctx.clone();
+                values.sprint(&mut s, info, &mut vctx, &dt, bytes);
+                drop(values);
+                self.out.line(info, ctx, &s);
+            }
+        }
+        ctx.indent_level -= 1;
+        self.out.line(info, ctx, "}");
+        self.out.line(info, ctx, "ALLOCATION_TIME {");
+        ctx.indent_level += 1;
+        let at = match d.fill.alloc_time {
+            1 => "H5D_ALLOC_TIME_EARLY",
+            2 => "H5D_ALLOC_TIME_LATE",
+            _ => "H5D_ALLOC_TIME_INCR",
+        };
+        self.out.line(info, ctx, at);
+        ctx.indent_level -= 1;
+        self.out.line(info, ctx, "}");
+    }
+}
+
+/// Where data comes from.
+enum DataSource {
+    /// An attribute's values (already read).
+    Attr(Result<Vec<u8>, String>),
+    /// A dataset, read by hyperslabs.
+    Dataset(ObjId),
+}
+
+impl DataSource {
+    fn all_bytes(&self, file: &dyn DumpFile, space: &Space) -> Result<Vec<u8>, String> {
+        match self {
+            DataSource::Attr(r) => r.clone(),
+            DataSource::Dataset(id) => {
+                let dims = space.dims().to_vec();
+                let zero = vec![0u64; dims.len()];
+                file.read(*id, &zero, &dims)
+            }
+        }
+    }
+}
+
+impl Out {
+    /// Render region text that may wrap at `, ` boundaries like the reference's region
+    /// renderer (a continuation line is indented one extra space).
+    pub fn render_region_text(&mut self, info: &Format, ctx: &mut Ctx, text: &str, ncols: usize) {
+        // The reference renders each "(a)-(b)" item as a separate element; emulate the wrap.
+        let mut first = true;
+        for piece in split_region_items(text) {
+            if first {
+                self.render_element(info, ctx, &piece, ncols, 0, 0);
+                first = false;
+                continue;
+            }
+            if ctx.cur_column + piece.len() + info.elmt_suf2.len() > ncols {
+                self.put("\n");
+                let ind = Out::indent_str(info, ctx);
+                let lead = if ind.len() >= 3 { &ind[3..] } else { "" };
+                self.put(lead);
+                self.put(" ");
+                ctx.cur_column = lead.len() + 1;
+                let p = piece.trim_start();
+                self.put(p);
+                ctx.cur_column += p.len();
+            } else {
+                self.put(&piece);
+                ctx.cur_column += piece.len();
+            }
+        }
+    }
+}
+
+fn split_region_items(text: &str) -> Vec<String> {
+    // "REGION_TYPE POINT  (6,9), (2,2)" -> ["REGION_TYPE POINT  (6,9),", " (2,2)"]
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut depth = 0;
+    for ch in text.chars() {
+        cur.push(ch);
+        match ch {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(std::mem::take(&mut cur));
+            }
+            _ => {}
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// `PACKED_BITS OFFSET=n LENGTH=m`.
+fn packed_bits_text(_dt: &Datatype, off: u32, len: u32) -> String {
+    format!("PACKED_BITS OFFSET={} LENGTH={}", off, len)
+}
+
+/// The DATASPACE text after the keyword.
+pub fn dataspace_text(s: &Space) -> String {
+    match s {
+        Space::Scalar => " SCALAR".into(),
+        Space::Null => " NULL".into(),
+        Space::Simple { dims, maxdims } => {
+            let d: Vec<String> = dims.iter().map(|x| x.to_string()).collect();
+            let m: Vec<String> = maxdims
+                .iter()
+                .map(|&x| {
+                    if x == u64::MAX {
+                        "H5S_UNLIMITED".to_string()
+                    } else {
+                        x.to_string()
+                    }
+                })
+                .collect();
+            format!(" SIMPLE {{ ( {} ) / ( {} ) }}", d.join(", "), m.join(", "))
+        }
+    }
+}
+
+/// The name h5dump gives an integer, float or bitfield type.
+pub fn atomic_name(dt: &Datatype) -> String {
+    if let Some(n) = h5::types::predefined::ddl_name(dt) {
+        if n.starts_with("H5T_STD_")
+            || n.starts_with("H5T_IEEE_F32")
+            || n.starts_with("H5T_IEEE_F64")
+            || n.starts_with("H5T_VAX_")
+        {
+            return n.to_string();
+        }
+    }
+    let order = |o: ByteOrder| match o {
+        ByteOrder::LittleEndian => " little-endian",
+        ByteOrder::BigEndian => " big-endian",
+        ByteOrder::Vax => " mixed-endian",
+    };
+    match dt {
+        Datatype::Integer(t) => {
+            let o = if t.size() > 1 { order(t.order()) } else { "" };
+            let s = if t.is_signed() { "" } else { " unsigned" };
+            format!(
+                "{}-bit{}{} integer {}-bit precision",
+                8 * t.size(),
+                o,
+                s,
+                t.precision()
+            )
+        }
+        Datatype::Float(t) => {
+            let o = if t.size() > 1 { order(t.order()) } else { "" };
+            format!(
+                "{}-bit{} floating-point {}-bit precision",
+                8 * t.size(),
+                o,
+                t.precision()
+            )
+        }
+        Datatype::Bitfield(_) => "undefined bitfield".into(),
+        _ => "unknown datatype".into(),
+    }
+}
