@@ -331,7 +331,12 @@ pub fn parse(args: &[String]) -> Parsed {
                 last_was_dset = false;
             }
             'd' => {
-                let (name, sub) = parse_subset_params(&arg.unwrap_or_default());
+                let a = arg.unwrap_or_default();
+                let (name, sub) = if cmd.opts.disable_compact_subset {
+                    (a, None)
+                } else {
+                    parse_subset_params(&a)
+                };
                 cmd.handlers.push(Handler::Dataset(name, sub));
                 last_was_dset = true;
             }
@@ -700,6 +705,14 @@ fn handle_dataset(d: &mut Dumper<'_>, name: &str, sub: Option<&Subset>) {
                     d.status = 1;
                     return;
                 }
+            }
+        }
+        let get = |v: &Option<Vec<u64>>, i: usize| v.as_ref().and_then(|v| v.get(i)).copied();
+        for i in 0..ndims {
+            if get(&s.count, i).unwrap_or(1) > 1 && get(&s.stride, i).unwrap_or(1) < get(&s.block, i).unwrap_or(1) {
+                d.error_msg("wrong subset selection; blocks overlap");
+                d.status = 1;
+                return;
             }
         }
     }

@@ -556,9 +556,40 @@ impl<'a> Dumper<'a> {
         space: &Space,
         src: DataSource,
     ) {
+        self.dump_data_sub(info, ctx, dt, space, src, None)
+    }
+
+    /// `h5tools_dump_data` with an optional subset (datasets only).
+    fn dump_data_sub(
+        &mut self,
+        info: &Format,
+        ctx: &mut Ctx,
+        dt: &Datatype,
+        space: &Space,
+        src: DataSource,
+        sset: Option<&Subset>,
+    ) {
         let ncols = Self::ncols(info);
         let outputformat = info.clone();
         let mut sformat = info.with_indices(ctx.display_index);
+        let sset = if matches!(src, DataSource::Dataset(_)) { sset } else { None };
+        if let Some(sub) = sset {
+            let r = space.dims().len();
+            let l = |v: &Option<Vec<u64>>| -> String {
+                match v {
+                    Some(v) => v.iter().take(r).map(|x| x.to_string()).collect::<Vec<_>>().join(", "),
+                    None => "DEFAULT".into(),
+                }
+            };
+            self.out.line(&outputformat, ctx, "SUBSET {");
+            ctx.indent_level += 1;
+            self.out.line(&outputformat, ctx, &format!("START ( {} );", l(&sub.start)));
+            self.out.line(&outputformat, ctx, &format!("STRIDE ( {} );", l(&sub.stride)));
+            self.out.line(&outputformat, ctx, &format!("COUNT ( {} );", l(&sub.count)));
+            self.out.line(&outputformat, ctx, &format!("BLOCK ( {} );", l(&sub.block)));
+            ctx.indent_level -= 1;
+            ctx.indent_level += 1;
+        }
         ctx.need_prefix = true;
         self.out
             .render_element(&outputformat, ctx, "DATA {", ncols, 0, 0);
@@ -1049,12 +1080,13 @@ impl<'a> Dumper<'a> {
             self.attr_iteration(id, tracked);
             self.dump_indent -= COL;
         }
+        // The datatype block end is empty in the DDL format: nothing more is printed.
         ctx.need_prefix = true;
-        self.out.render_element(&info, &mut ctx, "}", ncols, 0, 0);
+        self.out.render_element(&info, &mut ctx, "", ncols, 0, 0);
     }
 
     /// `dump_dataset`.
-    pub fn dump_dataset(&mut self, id: ObjId, name: &str, _sset: Option<&Subset>) {
+    pub fn dump_dataset(&mut self, id: ObjId, name: &str, sset: Option<&Subset>) {
         let info = self.format();
         let mut ctx = Ctx::at(self.dump_indent);
         let oi = self.file.object_info(id).ok();
@@ -1119,7 +1151,7 @@ impl<'a> Dumper<'a> {
                             );
                             ctx.indent_level -= 1;
                         } else {
-                            self.dump_data(&info, &mut ctx, &dt, &d.space, DataSource::Dataset(id));
+                            self.dump_data_sub(&info, &mut ctx, &dt, &d.space, DataSource::Dataset(id), sset);
                         }
                     }
                     self.packed = None;
