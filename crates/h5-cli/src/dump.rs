@@ -14,6 +14,7 @@ use std::io::Write;
 
 use ddl::{Dumper, Opts, Subset, COL};
 use model::{DumpFile, IndexOrder, LinkTarget, ObjId, ObjKind};
+use render::Dest;
 
 /// h5dump's usage text (what `-h` prints).
 pub const USAGE: &str = include_str!("dump/usage.txt");
@@ -341,12 +342,44 @@ pub fn parse(args: &[String]) -> Parsed {
                 last_was_dset = true;
             }
             'f' => {}
-            'O' => cmd.ddl_output = Some(arg),
+            'O' => {
+                cmd.opts.ddl_dest = match &arg {
+                    Some(f) => Dest::File(f.clone()),
+                    None => Dest::Null,
+                };
+                cmd.ddl_output = Some(arg);
+            }
             'o' => {
+                let dest = match &arg {
+                    Some(f) => Dest::File(f.clone()),
+                    None => Dest::Null,
+                };
+                if cmd.binary.is_none() {
+                    if cmd.opts.display_attr_data && !cmd.opts.display_data {
+                        cmd.opts.attr_dest = dest.clone();
+                    }
+                    if cmd.opts.display_data || cmd.handlers.is_empty() {
+                        cmd.opts.data_dest = dest;
+                    }
+                } else {
+                    cmd.opts.data_dest = dest;
+                }
                 cmd.output = Some(arg.unwrap_or_default());
                 last_was_dset = false;
             }
-            'b' => cmd.binary = Some(arg.unwrap_or_else(|| "NATIVE".into())),
+            'b' => {
+                let form = arg.unwrap_or_else(|| "NATIVE".into());
+                if !matches!(form.as_str(), "NATIVE" | "MEMORY" | "FILE" | "LE" | "BE") {
+                    return usage_exit(g.err);
+                }
+                cmd.binary = Some(form.clone());
+                cmd.opts.binary = Some(form);
+                if let Some(o) = &cmd.output {
+                    if !o.is_empty() {
+                        cmd.opts.data_dest = Dest::File(o.clone());
+                    }
+                }
+            }
             'q' => match arg.as_deref() {
                 Some("name") => cmd.opts.sort_by = IndexOrder::Name,
                 Some("creation_order") => cmd.opts.sort_by = IndexOrder::Creation,
@@ -503,6 +536,8 @@ pub struct Outcome {
     pub stderr: String,
     /// Exit status.
     pub status: i32,
+    /// Files written (`-o`, `-O`): name and contents.
+    pub files: Vec<(String, Vec<u8>)>,
 }
 
 /// Resolve a path from the root (following hard and soft links).
@@ -549,6 +584,7 @@ pub fn run_with(args: &[String], open: &Opener<'_>) -> Outcome {
                 stdout: o,
                 stderr: e,
                 status: s,
+                files: Vec::new(),
             }
         }
         Parsed::Run(c) => c,
@@ -595,6 +631,7 @@ pub fn run_with(args: &[String], open: &Opener<'_>) -> Outcome {
         }
         d.out.put("}\n");
         outcome.stdout.push_str(&d.out.text);
+        outcome.files.append(&mut d.out.files);
         outcome.stderr.push_str(&d.err);
         if d.status != 0 {
             outcome.status = d.status;
@@ -709,7 +746,9 @@ fn handle_dataset(d: &mut Dumper<'_>, name: &str, sub: Option<&Subset>) {
         }
         let get = |v: &Option<Vec<u64>>, i: usize| v.as_ref().and_then(|v| v.get(i)).copied();
         for i in 0..ndims {
-            if get(&s.count, i).unwrap_or(1) > 1 && get(&s.stride, i).unwrap_or(1) < get(&s.block, i).unwrap_or(1) {
+            if get(&s.count, i).unwrap_or(1) > 1
+                && get(&s.stride, i).unwrap_or(1) < get(&s.block, i).unwrap_or(1)
+            {
                 d.error_msg("wrong subset selection; blocks overlap");
                 d.status = 1;
                 return;
@@ -870,6 +909,11 @@ impl Dumper<'_> {
 pub fn run(args: &[String]) -> i32 {
     let open = |name: &str| -> Result<Box<dyn DumpFile>, String> { open_file(name) };
     let o = run_with(args, &open);
+    for (name, data) in &o.files {
+        if let Err(e) = std::fs::write(name, data) {
+            eprintln!("h5dump error: cannot write {}: {}", name, e);
+        }
+    }
     let _ = std::io::stdout().write_all(o.stdout.as_bytes());
     let _ = std::io::stderr().write_all(o.stderr.as_bytes());
     o.status

@@ -64,5 +64,9 @@ fn h5dump_corpus_rows_pass() {
         .lines()
         .filter(|l| !l.is_empty() && !passed.contains(*l))
         .collect();
-    assert!(lost.is_empty(), "rows that passed before now fail:\n{}", lost.join("\n"));
+    assert!(
+        lost.is_empty(),
+        "rows that passed before now fail:\n{}",
+        lost.join("\n")
+    );
 }

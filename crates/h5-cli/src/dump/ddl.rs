@@ -8,7 +8,7 @@ use std::rc::Rc;
 use h5::types::{ByteOrder, CharSet, Datatype, ReferenceKind, Sign, StrPad, StringSize};
 
 use super::model::*;
-use super::render::{Ctx, Format, Out};
+use super::render::{Ctx, Dest, Format, Out};
 use super::value::Values;
 
 /// Indentation step in columns (h5dump's `COL`).
@@ -62,6 +62,14 @@ pub struct Opts {
     pub packed_bits: Vec<(u32, u32)>,
     /// Do not use the compact subset display (`--no-compact-subset`).
     pub disable_compact_subset: bool,
+    /// Where the DDL goes (`-O`).
+    pub ddl_dest: Dest,
+    /// Where dataset values go (`-o`).
+    pub data_dest: Dest,
+    /// Where attribute values go (`-A -o`).
+    pub attr_dest: Dest,
+    /// Binary output form for dataset values (`-b`): NATIVE, FILE, LE or BE.
+    pub binary: Option<String>,
 }
 
 impl Default for Opts {
@@ -83,6 +91,10 @@ impl Default for Opts {
             ncols: 80,
             packed_bits: Vec::new(),
             disable_compact_subset: false,
+            ddl_dest: Dest::Stdout,
+            data_dest: Dest::Stdout,
+            attr_dest: Dest::Stdout,
+            binary: None,
         }
     }
 }
@@ -148,8 +160,11 @@ impl<'a> Dumper<'a> {
     pub fn new(file: &'a dyn DumpFile, opts: Opts) -> Self {
         Dumper {
             file,
-            opts,
-            out: Out::default(),
+            opts: opts.clone(),
+            out: Out {
+                dest: opts.ddl_dest.clone(),
+                ..Out::default()
+            },
             err: String::new(),
             status: 0,
             dump_indent: 0,
@@ -572,21 +587,37 @@ impl<'a> Dumper<'a> {
         let ncols = Self::ncols(info);
         let outputformat = info.clone();
         let mut sformat = info.with_indices(ctx.display_index);
-        let sset = if matches!(src, DataSource::Dataset(_)) { sset } else { None };
+        let sset = if matches!(src, DataSource::Dataset(_)) {
+            sset
+        } else {
+            None
+        };
         if let Some(sub) = sset {
             let r = space.dims().len();
             let l = |v: &Option<Vec<u64>>| -> String {
                 match v {
-                    Some(v) => v.iter().take(r).map(|x| x.to_string()).collect::<Vec<_>>().join(", "),
+                    Some(v) => v
+                        .iter()
+                        .take(r)
+                        .map(|x| x.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", "),
                     None => "DEFAULT".into(),
                 }
             };
             self.out.line(&outputformat, ctx, "SUBSET {");
             ctx.indent_level += 1;
-            self.out.line(&outputformat, ctx, &format!("START ( {} );", l(&sub.start)));
-            self.out.line(&outputformat, ctx, &format!("STRIDE ( {} );", l(&sub.stride)));
-            self.out.line(&outputformat, ctx, &format!("COUNT ( {} );", l(&sub.count)));
-            self.out.line(&outputformat, ctx, &format!("BLOCK ( {} );", l(&sub.block)));
+            self.out
+                .line(&outputformat, ctx, &format!("START ( {} );", l(&sub.start)));
+            self.out.line(
+                &outputformat,
+                ctx,
+                &format!("STRIDE ( {} );", l(&sub.stride)),
+            );
+            self.out
+                .line(&outputformat, ctx, &format!("COUNT ( {} );", l(&sub.count)));
+            self.out
+                .line(&outputformat, ctx, &format!("BLOCK ( {} );", l(&sub.block)));
             ctx.indent_level -= 1;
             ctx.indent_level += 1;
         }
@@ -636,13 +667,24 @@ impl<'a> Dumper<'a> {
                 (DataSource::Attr(d), _) => match d {
                     Ok(bytes) => {
                         let bytes = bytes.clone();
+                        let saved =
+                            std::mem::replace(&mut self.out.dest, self.opts.attr_dest.clone());
                         self.dump_mem(&sformat, &mut dctx, dt, space, &bytes);
+                        self.out.dest = saved;
                         Ok(())
                     }
                     Err(e) => Err(e.clone()),
                 },
                 (DataSource::Dataset(id), _) => {
-                    self.dump_simple_dset(&sformat, &mut dctx, *id, dt, space)
+                    let saved = std::mem::replace(&mut self.out.dest, self.opts.data_dest.clone());
+                    let r = match sset {
+                        Some(sub) => {
+                            self.dump_simple_subset(&sformat, &mut dctx, *id, dt, space, sub)
+                        }
+                        None => self.dump_simple_dset(&sformat, &mut dctx, *id, dt, space),
+                    };
+                    self.out.dest = saved;
+                    r
                 }
             };
             if char_mode {
@@ -663,6 +705,169 @@ impl<'a> Dumper<'a> {
         self.out.simple_prefix(&outputformat, ctx, 0, 0);
         self.out
             .render_element(&outputformat, ctx, "}", ncols, 0, 0);
+        if sset.is_some() {
+            ctx.indent_level -= 1;
+            ctx.need_prefix = true;
+            self.out.simple_prefix(&outputformat, ctx, 0, 0);
+            self.out
+                .render_element(&outputformat, ctx, "}", ncols, 0, 0);
+        }
+    }
+
+    /// Read the elements at `coords` (row-major list of coordinates), in runs along the last
+    /// dimension.
+    fn read_points(&self, id: ObjId, coords: &[Vec<u64>]) -> Result<Vec<u8>, String> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < coords.len() {
+            let start = &coords[i];
+            let r = start.len();
+            let mut j = i + 1;
+            while j < coords.len()
+                && r > 0
+                && coords[j][..r - 1] == start[..r - 1]
+                && coords[j][r - 1] == start[r - 1] + (j - i) as u64
+            {
+                j += 1;
+            }
+            let mut count = vec![1u64; r];
+            if r > 0 {
+                count[r - 1] = (j - i) as u64;
+            }
+            out.extend(self.file.read(id, start, &count)?);
+            i = j;
+        }
+        Ok(out)
+    }
+
+    /// `h5tools_dump_simple_subset` with `h5tools_display_simple_subset` and
+    /// `h5tools_print_simple_subset`: one strip per row of the subset.
+    fn dump_simple_subset(
+        &mut self,
+        info: &Format,
+        ctx: &mut Ctx,
+        id: ObjId,
+        dt: &Datatype,
+        space: &Space,
+        sub: &Subset,
+    ) -> Result<(), String> {
+        let total = space.dims().to_vec();
+        let nd = total.len();
+        if nd == 0 {
+            return self.dump_simple_dset(info, ctx, id, dt, space);
+        }
+        ctx.init_acc_pos(&total);
+        ctx.size_last_dim = total.last().copied().unwrap_or(0);
+        let get = |v: &Option<Vec<u64>>, d: u64| -> Vec<u64> {
+            let mut out = v.clone().unwrap_or_default();
+            out.resize(nd, d);
+            out
+        };
+        let (start, stride, count, block) = (
+            get(&sub.start, 0),
+            get(&sub.stride, 1),
+            get(&sub.count, 1),
+            get(&sub.block, 1),
+        );
+        let row_dim = if nd == 1 { 0 } else { nd - 2 };
+        let outer_count: u64 = count.iter().take(nd.saturating_sub(2)).product();
+        let mut ts = start.clone();
+        let mut tc = count.clone();
+        let mut tb = block.clone();
+        let mut tst = stride.clone();
+        let mut max_start = vec![0u64; nd];
+        for i in 0..nd.saturating_sub(2) {
+            max_start[i] = ts[i] + count[i] * stride[i];
+            tc[i] = 1;
+        }
+        for _ in 0..outer_count {
+            let mut hcount = if nd > 1 {
+                tc[row_dim] = 1;
+                tb[row_dim] = 1;
+                if block[row_dim] > 1 {
+                    tst[row_dim] = 1;
+                }
+                count[row_dim] * block[row_dim]
+            } else {
+                1
+            };
+            let size_row_block = block[row_dim];
+            let mut row_counter = 0u64;
+            while hcount > 0 {
+                if size_row_block > 1
+                    && row_counter == size_row_block
+                    && stride[row_dim] > block[row_dim]
+                {
+                    ts[row_dim] += stride[row_dim] - block[row_dim];
+                    row_counter = 0;
+                }
+                row_counter += 1;
+                let per_dim: Vec<Vec<u64>> = (0..nd)
+                    .map(|d| {
+                        let mut v = Vec::new();
+                        for k in 0..tc[d] {
+                            for b in 0..tb[d] {
+                                v.push(ts[d] + k * tst[d] + b);
+                            }
+                        }
+                        v
+                    })
+                    .collect();
+                let n: u64 = per_dim.iter().map(|v| v.len() as u64).product();
+                if n == 0 {
+                    return Ok(());
+                }
+                if per_dim
+                    .iter()
+                    .zip(&total)
+                    .any(|(v, &t)| v.iter().any(|&x| x >= t))
+                {
+                    return Err("selection outside the dataspace".into());
+                }
+                let mut coords = Vec::with_capacity(n as usize);
+                let mut idx = vec![0usize; nd];
+                for _ in 0..n {
+                    coords.push((0..nd).map(|d| per_dim[d][idx[d]]).collect::<Vec<u64>>());
+                    for d in (0..nd).rev() {
+                        idx[d] += 1;
+                        if idx[d] < per_dim[d].len() {
+                            break;
+                        }
+                        idx[d] = 0;
+                    }
+                }
+                let bytes = self.read_points(id, &coords)?;
+                let mut sm_pos = 0u64;
+                for i in 0..nd {
+                    let low = per_dim[i].first().copied().unwrap_or(0);
+                    let offset: u64 = total[i + 1..].iter().product();
+                    sm_pos += low * offset;
+                }
+                ctx.sm_pos = sm_pos;
+                ctx.need_prefix = true;
+                self.dump_simple_data(info, ctx, hcount == 1, dt, &bytes, n);
+                ctx.continuation += 1;
+                ts[row_dim] += tst[row_dim];
+                hcount -= 1;
+            }
+            if nd > 2 {
+                let mut cur = nd as isize - 3;
+                for t in ts.iter_mut().zip(&start).skip((cur + 1) as usize) {
+                    *t.0 = *t.1;
+                }
+                while cur >= 0 {
+                    let c = cur as usize;
+                    ts[c] += stride[c];
+                    if ts[c] >= max_start[c] {
+                        ts[c] = start[c];
+                        cur -= 1;
+                    } else {
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// `h5tools_dump_simple_data`: render `nelmts` elements.
@@ -677,6 +882,12 @@ impl<'a> Dumper<'a> {
     ) {
         let size = dt.size();
         let ncols = Self::ncols(info);
+        if let (Some(form), Dest::File(name)) = (self.opts.binary.clone(), self.out.dest.clone()) {
+            let n = (nelmts as usize).saturating_mul(size).min(bytes.len());
+            let data = super::value::binary_form(dt, &bytes[..n], &form);
+            self.out.file_mut(&name).extend_from_slice(&data);
+            return;
+        }
         let mut elmt_counter = 0u64;
         let values = self.values();
         for i in 0..nelmts {
@@ -1151,7 +1362,14 @@ impl<'a> Dumper<'a> {
                             );
                             ctx.indent_level -= 1;
                         } else {
-                            self.dump_data_sub(&info, &mut ctx, &dt, &d.space, DataSource::Dataset(id), sset);
+                            self.dump_data_sub(
+                                &info,
+                                &mut ctx,
+                                &dt,
+                                &d.space,
+                                DataSource::Dataset(id),
+                                sset,
+                            );
                         }
                     }
                     self.packed = None;

@@ -202,17 +202,53 @@ pub fn count_ncols(s: &str) -> usize {
     s.bytes().filter(|&b| (b' '..0x80).contains(&b)).count()
 }
 
-/// The output stream with h5dump's rendering state.
+/// Where a stream goes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Dest {
+    /// Standard output.
+    #[default]
+    Stdout,
+    /// A named output file.
+    File(String),
+    /// Nowhere (`-o`/`-O` without a file name).
+    Null,
+}
+
+/// The output streams with h5dump's rendering state: standard output, output files, and the
+/// destination text is currently sent to.
 #[derive(Debug, Default)]
 pub struct Out {
-    /// Everything printed so far.
+    /// Everything printed to standard output so far.
     pub text: String,
+    /// Output files and their contents, in creation order.
+    pub files: Vec<(String, Vec<u8>)>,
+    /// Where [`Out::put`] currently writes.
+    pub dest: Dest,
 }
 
 impl Out {
-    /// Append literal text.
+    /// Append literal text to the current destination.
     pub fn put(&mut self, s: &str) {
-        self.text.push_str(s);
+        match &self.dest {
+            Dest::Stdout => self.text.push_str(s),
+            Dest::Null => {}
+            Dest::File(name) => {
+                let name = name.clone();
+                self.file_mut(&name).extend_from_slice(s.as_bytes());
+            }
+        }
+    }
+
+    /// The contents of output file `name` (created empty if new).
+    pub fn file_mut(&mut self, name: &str) -> &mut Vec<u8> {
+        let i = match self.files.iter().position(|(n, _)| n == name) {
+            Some(i) => i,
+            None => {
+                self.files.push((name.to_string(), Vec::new()));
+                self.files.len() - 1
+            }
+        };
+        &mut self.files[i].1
     }
 
     /// Indentation text for `h5tools_str_indent`.

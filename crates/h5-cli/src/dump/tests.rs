@@ -380,8 +380,27 @@ fn run_row(
             notes.push(format!("stderr lacks {:?}", needle));
         }
     }
-    if row.checks.contains(".exp (") {
-        notes.push("output files not compared".into());
+    // "X.exp (vs F)" / "X.exp (compare to -o file F)": output file F must equal X.exp.
+    for part in row
+        .checks
+        .split(".exp (")
+        .skip(1)
+        .zip(row.checks.split(".exp ("))
+    {
+        let (after, before) = part;
+        let exp = format!("{}.exp", before.rsplit([' ', ';']).next().unwrap_or(""));
+        let name = after
+            .trim_start_matches("vs ")
+            .trim_start_matches("compare to -o file ")
+            .split([')', ';'])
+            .next()
+            .unwrap_or("");
+        let want = std::fs::read(dir.join(&exp)).unwrap_or_default();
+        match o.files.iter().find(|(n, _)| n == name) {
+            Some((_, got)) if *got == want => {}
+            Some(_) => notes.push(format!("{} differs from {}", name, exp)),
+            None => notes.push(format!("no output file {}", name)),
+        }
     }
     if notes.is_empty() {
         Ok(())

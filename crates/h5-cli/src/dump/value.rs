@@ -249,6 +249,31 @@ fn format_conv(v: f64, conv: u8, prec: Option<usize>, alt: bool) -> String {
     }
 }
 
+/// Values in the byte order of a `-b` form (`NATIVE`/`MEMORY`: little-endian here, `LE`,
+/// `BE`; `FILE`: as stored).
+pub fn binary_form(dt: &Datatype, bytes: &[u8], form: &str) -> Vec<u8> {
+    let size = dt.size().max(1);
+    let file_order = dt.order();
+    let want = match form {
+        "FILE" => file_order,
+        "BE" => Some(ByteOrder::BigEndian),
+        _ => Some(ByteOrder::LittleEndian),
+    };
+    let swap = matches!(
+        dt,
+        Datatype::Integer(_) | Datatype::Float(_) | Datatype::Bitfield(_)
+    ) && file_order.is_some()
+        && want.is_some()
+        && file_order != want;
+    let mut out = bytes.to_vec();
+    if swap {
+        for chunk in out.chunks_mut(size) {
+            chunk.reverse();
+        }
+    }
+    out
+}
+
 /// Append one character the way `h5tools_print_char` does.
 pub fn print_char(out: &mut String, info: &Format, ch: u8) {
     let esc = info.do_escape;
