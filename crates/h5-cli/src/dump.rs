@@ -631,6 +631,10 @@ pub fn run_with(args: &[String], open: &Opener<'_>) -> Outcome {
         }
         d.out.put("}\n");
         outcome.stdout.push_str(&d.out.text);
+        // Only data goes to standard output: h5dump ends it with a newline on closing.
+        if cmd.opts.ddl_dest == Dest::Null && cmd.opts.data_dest == Dest::Stdout {
+            outcome.stdout.push('\n');
+        }
         outcome.files.append(&mut d.out.files);
         outcome.stderr.push_str(&d.err);
         if d.status != 0 {
@@ -717,6 +721,26 @@ fn handle_dataset(d: &mut Dumper<'_>, name: &str, sub: Option<&Subset>) {
     let Some(id) = id else {
         handle_link(d, name);
         return;
+    };
+    // A subset with some of its four parts missing gets the defaults for those: start 0,
+    // stride 1, count 1, block 1 (`handle_datasets`).
+    let filled;
+    let sub = match sub {
+        Some(s) => {
+            let ndims = d
+                .file
+                .dataset(id)
+                .map(|i| i.space.dims().len())
+                .unwrap_or(0);
+            let mut s = s.clone();
+            s.start.get_or_insert_with(|| vec![0; ndims]);
+            s.stride.get_or_insert_with(|| vec![1; ndims]);
+            s.count.get_or_insert_with(|| vec![1; ndims]);
+            s.block.get_or_insert_with(|| vec![1; ndims]);
+            filled = s;
+            Some(&filled)
+        }
+        None => None,
     };
     if let Some(s) = sub {
         let ndims = d

@@ -1010,8 +1010,8 @@ impl<'a> Dumper<'a> {
         for (i, (s, eb)) in strs.into_iter().enumerate() {
             ctx.need_prefix = true;
             self.out.render_element(info, ctx, &s, ncols, i as u64, n);
-            ctx.cur_elmt += 1;
             if eb.iter().all(|&b| b == 0) {
+                ctx.cur_elmt += 1;
                 continue;
             }
             let target = self.file.dereference(&eb).ok().flatten();
@@ -1029,49 +1029,83 @@ impl<'a> Dumper<'a> {
                     }
                 }
                 Some(RefTarget::Region { dataset, selection }) => {
-                    self.dump_region(info, ctx, dataset, &selection);
+                    self.dump_region(info, ctx, dataset, &selection, (i as u64, i as u64));
                 }
                 None => {}
             }
+            ctx.cur_elmt += 1;
         }
     }
 
-    /// The region part of a dataset region reference (`h5tools_dump_region_data_blocks/points`).
-    fn dump_region(&mut self, info: &Format, ctx: &mut Ctx, dataset: ObjId, sel: &Region) {
+    /// The region part of a dataset region reference (`h5tools_dump_region_data_blocks` and
+    /// `h5tools_dump_region_data_points` without `-R` data).
+    fn dump_region(
+        &mut self,
+        info: &Format,
+        ctx: &mut Ctx,
+        dataset: ObjId,
+        sel: &Region,
+        counters: (u64, u64),
+    ) {
         let ncols = Self::ncols(info);
+        let (i, elmt_counter) = counters;
         let Ok(d) = self.file.dataset(dataset) else {
             return;
         };
+        let mut noidx = info.clone();
+        noidx.idx_n = false;
+        noidx.idx_fmt = "";
+        noidx.idx_sep = "";
+        noidx.line_pre = false;
+        let (open, mut text) = match sel {
+            Region::Blocks(_) => (" {", String::from("REGION_TYPE BLOCK  ")),
+            Region::Points(_) => ("{", String::from("REGION_TYPE POINT  ")),
+        };
+        self.out
+            .render_element(&noidx, ctx, open, ncols, i, elmt_counter);
         ctx.indent_level += 1;
-        let mut text = String::new();
+        ctx.need_prefix = true;
+        let coords = |v: &[u64]| {
+            v.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        };
         match sel {
             Region::Blocks(blocks) => {
-                text.push_str("REGION_TYPE BLOCK  ");
                 for (k, (a, b)) in blocks.iter().enumerate() {
                     if k > 0 {
-                        text.push_str(", ");
+                        text.push_str(",\u{1} ");
                     }
-                    let fa: Vec<String> = a.iter().map(|x| x.to_string()).collect();
-                    let fb: Vec<String> = b.iter().map(|x| x.to_string()).collect();
-                    text.push_str(&format!("({})-({})", fa.join(","), fb.join(",")));
+                    text.push_str(&format!("({})-({})", coords(a), coords(b)));
                 }
             }
             Region::Points(points) => {
-                text.push_str("REGION_TYPE POINT  ");
                 for (k, p) in points.iter().enumerate() {
                     if k > 0 {
-                        text.push_str(", ");
+                        text.push_str(",\u{1} ");
                     }
-                    let fp: Vec<String> = p.iter().map(|x| x.to_string()).collect();
-                    text.push_str(&format!("({})", fp.join(",")));
+                    text.push_str(&format!("({})", coords(p)));
                 }
             }
         }
+        self.out
+            .render_element(info, ctx, &text, ncols, i, elmt_counter);
         ctx.need_prefix = true;
-        self.out.render_region_text(info, ctx, &text, ncols);
-        self.dump_datatype(info, ctx, &d.datatype);
-        self.dump_dataspace(info, ctx, &d.space);
+        let mut buf = String::from("DATATYPE  ");
+        ctx.indent_level += 1;
+        self.print_datatype(&mut buf, info, ctx, &d.datatype, true);
         ctx.indent_level -= 1;
+        self.out
+            .render_element(info, ctx, &buf, ncols, i, elmt_counter);
+        ctx.need_prefix = true;
+        let sp = format!("DATASPACE {}", dataspace_text(&d.space));
+        self.out
+            .render_element(info, ctx, &sp, ncols, i, elmt_counter);
+        ctx.indent_level -= 1;
+        ctx.need_prefix = true;
+        self.out
+            .render_element(info, ctx, "}", ncols, i, elmt_counter);
     }
 
     // ----- objects ------------------------------------------------------------------------
@@ -1581,58 +1615,6 @@ impl DataSource {
             }
         }
     }
-}
-
-impl Out {
-    /// Render region text that may wrap at `, ` boundaries like the reference's region
-    /// renderer (a continuation line is indented one extra space).
-    pub fn render_region_text(&mut self, info: &Format, ctx: &mut Ctx, text: &str, ncols: usize) {
-        // The reference renders each "(a)-(b)" item as a separate element; emulate the wrap.
-        let mut first = true;
-        for piece in split_region_items(text) {
-            if first {
-                self.render_element(info, ctx, &piece, ncols, 0, 0);
-                first = false;
-                continue;
-            }
-            if ctx.cur_column + piece.len() + info.elmt_suf2.len() > ncols {
-                self.put("\n");
-                let ind = Out::indent_str(info, ctx);
-                let lead = if ind.len() >= 3 { &ind[3..] } else { "" };
-                self.put(lead);
-                self.put(" ");
-                ctx.cur_column = lead.len() + 1;
-                let p = piece.trim_start();
-                self.put(p);
-                ctx.cur_column += p.len();
-            } else {
-                self.put(&piece);
-                ctx.cur_column += piece.len();
-            }
-        }
-    }
-}
-
-fn split_region_items(text: &str) -> Vec<String> {
-    // "REGION_TYPE POINT  (6,9), (2,2)" -> ["REGION_TYPE POINT  (6,9),", " (2,2)"]
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut depth = 0;
-    for ch in text.chars() {
-        cur.push(ch);
-        match ch {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            ',' if depth == 0 => {
-                out.push(std::mem::take(&mut cur));
-            }
-            _ => {}
-        }
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
 }
 
 /// `PACKED_BITS OFFSET=n LENGTH=m`.

@@ -413,7 +413,7 @@ impl Values<'_> {
                 }
                 match r.kind() {
                     ReferenceKind::DatasetRegion => {
-                        s.push_str("DATASET ");
+                        s.push_str("DATASET");
                         self.sprint_reference(s, b);
                     }
                     ReferenceKind::Object => {
