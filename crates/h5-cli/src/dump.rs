@@ -614,6 +614,17 @@ pub fn run_with(args: &[String], open: &Opener<'_>) -> Outcome {
             d.status = 1;
         }
         d.out.put(&format!("HDF5 \"{}\" {{", fname));
+        if let Some(level) = cmd.contents {
+            d.out.put("\n");
+            d.dump_fcontents(level > 0);
+            d.out.put("}\n");
+            outcome.stdout.push_str(&d.out.text);
+            outcome.stderr.push_str(&d.err);
+            if d.status != 0 {
+                outcome.status = d.status;
+            }
+            return outcome;
+        }
         if cmd.opts.display_bb {
             dump_superblock(&mut d);
         }

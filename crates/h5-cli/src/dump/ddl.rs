@@ -1108,6 +1108,105 @@ impl<'a> Dumper<'a> {
             .render_element(info, ctx, "}", ncols, i, elmt_counter);
     }
 
+    // ----- contents (-n) -------------------------------------------------------------------
+
+    /// `dump_fcontents`: the `FILE_CONTENTS` list (`-n`, with attributes if `with_attrs`).
+    pub fn dump_fcontents(&mut self, with_attrs: bool) {
+        let mut text = String::from("FILE_CONTENTS {\n");
+        for (addr, o) in &self.tables.types {
+            if !o.recorded {
+                text.push_str(&format!(" {:<10} /#{}\n", "datatype", addr));
+            }
+        }
+        let root = self.file.root();
+        text.push_str(&format!(" {:<10} {}\n", "group", "/"));
+        if with_attrs {
+            self.contents_attrs(&mut text, root, "/");
+        }
+        let mut seen: HashMap<ObjId, String> = HashMap::new();
+        seen.insert(root, "/".into());
+        self.contents_walk(&mut text, root, "", &mut seen, with_attrs);
+        text.push_str(" }\n");
+        self.out.put(&text);
+    }
+
+    fn contents_attrs(&self, text: &mut String, obj: ObjId, path: &str) {
+        let tracked = self
+            .file
+            .object_info(obj)
+            .map(|o| o.attrs_order_tracked)
+            .unwrap_or(false);
+        let mut attrs = self
+            .file
+            .attributes(obj, self.order_for(tracked))
+            .unwrap_or_default();
+        if self.opts.sort_decreasing {
+            attrs.reverse();
+        }
+        for a in attrs {
+            if path == "/" {
+                text.push_str(&format!(" {:<10} /{}\n", "attribute", a.name));
+            } else {
+                text.push_str(&format!(" {:<10} {}/{}\n", "attribute", path, a.name));
+            }
+        }
+    }
+
+    fn contents_walk(
+        &self,
+        text: &mut String,
+        group: ObjId,
+        path: &str,
+        seen: &mut HashMap<ObjId, String>,
+        with_attrs: bool,
+    ) {
+        let tracked = self
+            .file
+            .object_info(group)
+            .map(|o| o.links_order_tracked)
+            .unwrap_or(false);
+        let links = match self.file.links(group, self.order_for(tracked)) {
+            Ok(l) => sort_links(l, self.opts.sort_decreasing),
+            Err(_) => return,
+        };
+        for l in links {
+            let full = format!("{}/{}", path, l.name);
+            match &l.target {
+                LinkTarget::Hard(id) => {
+                    let Ok(oi) = self.file.object_info(*id) else {
+                        continue;
+                    };
+                    let kind = match oi.kind {
+                        ObjKind::Group => "group",
+                        ObjKind::Dataset => "dataset",
+                        ObjKind::NamedDatatype => "datatype",
+                    };
+                    if let Some(first) = seen.get(id) {
+                        text.push_str(&format!(" {:<10} {} -> {}\n", kind, full, first));
+                        continue;
+                    }
+                    seen.insert(*id, full.clone());
+                    text.push_str(&format!(" {:<10} {}\n", kind, full));
+                    if with_attrs {
+                        self.contents_attrs(text, *id, &full);
+                    }
+                    if oi.kind == ObjKind::Group {
+                        self.contents_walk(text, *id, &full, seen, with_attrs);
+                    }
+                }
+                LinkTarget::Soft(t) => {
+                    text.push_str(&format!(" {:<10} {} -> {}\n", "link", full, t));
+                }
+                LinkTarget::External { file, path: p } => {
+                    text.push_str(&format!(" {:<10} {} -> {} {}\n", "ext link", full, file, p));
+                }
+                LinkTarget::UserDefined(_) => {
+                    text.push_str(&format!(" unknown type of UD link {} -> ???\n", full));
+                }
+            }
+        }
+    }
+
     // ----- objects ------------------------------------------------------------------------
 
     /// `dump_group`.
