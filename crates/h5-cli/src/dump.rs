@@ -917,20 +917,90 @@ fn handle_attribute(d: &mut Dumper<'_>, attr: &str) {
     d.dump_indent -= COL;
 }
 
-fn handle_any_path(d: &mut Dumper<'_>, p: &str) {
-    // -N: whichever object kind the path names (or an attribute path).
-    if let Some(id) = resolve(d.file, p) {
-        match d.file.object_info(id).map(|o| o.kind) {
-            Ok(ObjKind::Dataset) => return handle_dataset(d, p, None),
-            Ok(ObjKind::Group) => return run_handler(d, &Handler::Group(p.to_string())),
-            Ok(ObjKind::NamedDatatype) => return handle_datatype(d, p),
-            Err(_) => {}
+fn handle_any_path(d: &mut Dumper<'_>, op_name: &str) {
+    // `handle_paths`: visit every object from the root; print attributes named like the last
+    // component of the path, the object whose path is the path, and soft or external links
+    // with that path.
+    let root = d.file.root();
+    let mut seen = std::collections::HashSet::new();
+    seen.insert(root);
+    any_path_obj(d, "/", root, op_name);
+    any_path_walk(d, root, "", op_name, &mut seen);
+}
+
+fn any_path_obj(d: &mut Dumper<'_>, path: &str, id: ObjId, op_name: &str) {
+    let b = op_name.as_bytes();
+    let mut j = b.len() as isize - 1;
+    while j >= 0 {
+        let ju = j as usize;
+        if b[ju] == b'/' && (ju == 0 || b[ju - 1] != b'\\') {
+            break;
+        }
+        j -= 1;
+    }
+    let wanted = op_name[(j + 1) as usize..].replace("\\/", "/");
+    let attrs = d.file.attributes(id, IndexOrder::Name).unwrap_or_default();
+    for a in attrs {
+        if a.name == wanted {
+            let obj_name = if op_name.starts_with('/') {
+                op_name.to_string()
+            } else if path.ends_with('/') {
+                format!("{}{}", path, op_name)
+            } else {
+                format!("{}/{}", path, op_name)
+            };
+            handle_attribute(d, &obj_name);
         }
     }
-    if find_link(d.file, p).is_some() {
-        return handle_link(d, p);
+    if path == op_name {
+        match d.file.object_info(id).map(|o| o.kind) {
+            Ok(ObjKind::Group) => run_handler(d, &Handler::Group(path.to_string())),
+            Ok(ObjKind::Dataset) => handle_dataset(d, path, None),
+            Ok(ObjKind::NamedDatatype) => handle_datatype(d, path),
+            Err(_) => {
+                d.error_msg("unknown object type value");
+                d.status = 1;
+            }
+        }
     }
-    handle_attribute(d, p);
+}
+
+fn any_path_walk(
+    d: &mut Dumper<'_>,
+    group: ObjId,
+    path: &str,
+    op_name: &str,
+    seen: &mut std::collections::HashSet<ObjId>,
+) {
+    let links = d.file.links(group, IndexOrder::Name).unwrap_or_default();
+    let search = if op_name.starts_with('/') {
+        op_name.to_string()
+    } else {
+        format!("/{}", op_name)
+    };
+    for l in links {
+        let full = format!("{}/{}", path, l.name);
+        match l.target {
+            LinkTarget::Hard(id) => {
+                any_path_obj(d, &full, id, op_name);
+                let first = seen.insert(id);
+                if first && d.file.object_info(id).map(|o| o.kind) == Ok(ObjKind::Group) {
+                    any_path_walk(d, id, &full, op_name, seen);
+                }
+            }
+            LinkTarget::Soft(_) | LinkTarget::External { .. } => {
+                if full == search {
+                    handle_link(d, op_name);
+                }
+            }
+            LinkTarget::UserDefined(_) => {
+                if full == search {
+                    d.error_msg("unknown link type value");
+                    d.status = 1;
+                }
+            }
+        }
+    }
 }
 
 impl Dumper<'_> {

@@ -1604,30 +1604,35 @@ impl<'a> Dumper<'a> {
                     let ppb = f.cd_values.get(1).copied().unwrap_or(0);
                     self.out
                         .line(info, ctx, &format!("PIXELS_PER_BLOCK {}", ppb));
-                    let mode = if mask & 32 != 0 {
-                        "MODE NN"
-                    } else {
+                    // The option mask bits (H5_SZIP_*_OPTION_MASK); a line whose bits are
+                    // all clear renders empty, which prints nothing.
+                    let mode = if mask & 2 != 0 {
+                        "MODE HARDWARE"
+                    } else if mask & 1 != 0 {
                         "MODE K13"
+                    } else {
+                        ""
                     };
                     self.out.line(info, ctx, mode);
                     let coding = if mask & 4 != 0 {
                         "CODING ENTROPY"
-                    } else {
+                    } else if mask & 32 != 0 {
                         "CODING NEAREST NEIGHBOUR"
+                    } else {
+                        ""
                     };
                     self.out.line(info, ctx, coding);
-                    let order = if mask & 16 != 0 {
+                    let order = if mask & 8 != 0 {
+                        "BYTE_ORDER LSB"
+                    } else if mask & 16 != 0 {
                         "BYTE_ORDER MSB"
                     } else {
-                        "BYTE_ORDER LSB"
+                        ""
                     };
                     self.out.line(info, ctx, order);
-                    let header = if mask & 128 != 0 {
-                        "HEADER RAW"
-                    } else {
-                        "HEADER NONE"
-                    };
-                    self.out.line(info, ctx, header);
+                    if mask & 128 != 0 {
+                        self.out.line(info, ctx, "HEADER RAW");
+                    }
                     ctx.indent_level -= 1;
                     self.out.line(info, ctx, "}");
                 }
@@ -1675,6 +1680,7 @@ impl<'a> Dumper<'a> {
                 let values = self.values();
                 let mut s = String::from("VALUE  ");
                 let mut vctx = ctx.clone();
+                vctx.indent_level -= 1;
                 values.sprint(&mut s, info, &mut vctx, &dt, bytes);
                 drop(values);
                 self.out.line(info, ctx, &s);
