@@ -412,7 +412,13 @@ pub fn parse(args: &[String]) -> Parsed {
                     }
                 }
             }
-            'v' | 'G' | 'D' | 'X' | 'E' | 'F' => {
+            'E' => {
+                cmd.opts.error_stack = match arg.as_deref() {
+                    Some(a) => atoi(a) != 0,
+                    None => true,
+                };
+            }
+            'v' | 'G' | 'D' | 'X' | 'F' => {
                 if opt == 'D' || opt == 'X' {
                     cmd.opts.ncols = 0;
                 }
@@ -500,26 +506,74 @@ fn atoi(s: &str) -> i64 {
     t[..end].parse().unwrap_or(0)
 }
 
-/// Parse `-M offset,length[,offset,length...]`.
-fn parse_mask_list(s: &str) -> Result<Vec<(u32, u32)>, String> {
-    let nums: Vec<&str> = s.split(',').collect();
-    if nums.len() % 2 != 0 || s.is_empty() {
-        return Err("Bad mask list".into());
-    }
+/// Parse `-M offset,length[,offset,length...]` (`parse_mask_list`): at most 8 masks, each
+/// within 64 bits.
+fn parse_mask_list(h_list: &str) -> Result<Vec<(u32, u32)>, String> {
+    let b = h_list.as_bytes();
+    let mut p = 0usize;
     let mut out = Vec::new();
-    for pair in nums.chunks(2) {
-        let off: u32 = pair[0]
-            .trim()
-            .parse()
-            .map_err(|_| "Bad mask list".to_string())?;
-        let len: u32 = pair[1]
-            .trim()
-            .parse()
-            .map_err(|_| "Bad mask list".to_string())?;
-        if len == 0 || off + len > 64 {
-            return Err("Bad mask list".into());
+    let digits = |p: usize| -> (i64, usize) {
+        let mut q = p;
+        while q < b.len() && b[q].is_ascii_digit() {
+            q += 1;
         }
-        out.push((off, len));
+        (h_list[p..q].parse().unwrap_or(i64::MAX), q)
+    };
+    while p < b.len() {
+        if !b[p].is_ascii_digit() {
+            return Err(format!("Bad mask list({})", h_list));
+        }
+        let (off, q) = digits(p);
+        if !(0..64).contains(&off) {
+            return Err(format!(
+                "Packed Bit offset value({}) must be between 0 and 63",
+                off
+            ));
+        }
+        p = q;
+        if b.get(p) != Some(&b',') {
+            return Err(format!(
+                "Bad mask list({}), missing expected comma separator.",
+                h_list
+            ));
+        }
+        p += 1;
+        if !b.get(p).is_some_and(|c| c.is_ascii_digit()) {
+            return Err(format!("Bad mask list({})", h_list));
+        }
+        let (len, q) = digits(p);
+        if len <= 0 {
+            return Err(format!(
+                "Packed Bit length value({}) must be positive.",
+                len
+            ));
+        }
+        if off + len > 64 {
+            return Err(format!(
+                "Packed Bit offset+length value({}) too large. Max is 64",
+                off + len
+            ));
+        }
+        p = q;
+        if out.len() >= 8 {
+            return Err(format!(
+                "Too many masks requested (max. 8). Mask list({})",
+                h_list
+            ));
+        }
+        out.push((off as u32, len as u32));
+        if b.get(p) == Some(&b',') {
+            p += 1;
+            if p >= b.len() {
+                return Err(format!(
+                    "Bad mask list({}), unexpected end of string.",
+                    h_list
+                ));
+            }
+        }
+    }
+    if out.is_empty() {
+        return Err(format!("Bad mask list({})", h_list));
     }
     Ok(out)
 }
@@ -560,6 +614,51 @@ fn resolve_depth(file: &dyn DumpFile, path: &str, depth: usize) -> Option<ObjId>
         };
     }
     Some(cur)
+}
+
+/// Why `path` does not resolve: the innermost library error message.
+fn resolve_failure(file: &dyn DumpFile, path: &str) -> (&'static str, String) {
+    let comps: Vec<&str> = path
+        .split('/')
+        .filter(|c| !c.is_empty() && *c != ".")
+        .collect();
+    let mut cur = file.root();
+    for (i, comp) in comps.iter().enumerate() {
+        let links = file.links(cur, IndexOrder::Name).unwrap_or_default();
+        let Some(l) = links.into_iter().find(|l| l.name == *comp) else {
+            return if i + 1 == comps.len() {
+                (
+                    "H5G__loc_find_cb",
+                    format!("object '{}' doesn't exist", comp),
+                )
+            } else {
+                ("H5G__traverse_real", "component not found".into())
+            };
+        };
+        cur = match l.target {
+            LinkTarget::Hard(id) => id,
+            LinkTarget::Soft(t) => match resolve(file, &t) {
+                Some(id) => id,
+                None => return ("H5G__traverse_slink_cb", "component not found".into()),
+            },
+            LinkTarget::External { file: f, .. } => {
+                return (
+                    "H5L__extern_traverse",
+                    format!(
+                        "unable to open external file, external link file name = '{}'",
+                        f
+                    ),
+                )
+            }
+            LinkTarget::UserDefined(_) => {
+                return (
+                    "H5G__traverse_ud",
+                    "traversal callback returned invalid ID".into(),
+                )
+            }
+        };
+    }
+    ("H5O_open", "object is of the wrong type".into())
 }
 
 /// Find the link named by the last component of `path`.
@@ -609,6 +708,7 @@ pub fn run_with(args: &[String], open: &Opener<'_>) -> Outcome {
             }
         };
         let mut d = Dumper::new(file.as_ref(), cmd.opts.clone());
+        d.ext_open = Some(open);
         if let Err(e) = d.build_tables() {
             d.error_msg(&e);
             d.status = 1;
@@ -730,6 +830,8 @@ fn handle_dataset(d: &mut Dumper<'_>, name: &str, sub: Option<&Subset>) {
     let id = resolve(d.file, name)
         .filter(|id| d.file.object_info(*id).map(|o| o.kind) == Ok(ObjKind::Dataset));
     let Some(id) = id else {
+        let (func, why) = resolve_failure(d.file, name);
+        d.diag(&[("H5Dopen2", "unable to open dataset"), (func, &why)]);
         handle_link(d, name);
         return;
     };
@@ -854,6 +956,10 @@ fn handle_link(d: &mut Dumper<'_>, name: &str) {
 fn handle_datatype(d: &mut Dumper<'_>, name: &str) {
     let id = resolve(d.file, name)
         .filter(|id| d.file.object_info(*id).map(|o| o.kind) == Ok(ObjKind::NamedDatatype));
+    if id.is_none() {
+        let (func, why) = resolve_failure(d.file, name);
+        d.diag(&[("H5Topen2", "unable to open named datatype"), (func, &why)]);
+    }
     let id = id.or_else(|| d.anonymous_type(name));
     match id {
         Some(id) => {

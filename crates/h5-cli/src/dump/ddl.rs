@@ -70,6 +70,8 @@ pub struct Opts {
     pub attr_dest: Dest,
     /// Binary output form for dataset values (`-b`): NATIVE, FILE, LE or BE.
     pub binary: Option<String>,
+    /// Print the library's error stack on failures (`--enable-error-stack`).
+    pub error_stack: bool,
 }
 
 impl Default for Opts {
@@ -95,6 +97,7 @@ impl Default for Opts {
             data_dest: Dest::Stdout,
             attr_dest: Dest::Stdout,
             binary: None,
+            error_stack: false,
         }
     }
 }
@@ -146,6 +149,8 @@ pub struct Dumper<'a> {
     pub prefix: String,
     next_arr: Cell<bool>,
     packed: Option<(u32, u64)>,
+    /// Opens other files (the targets of external links).
+    pub ext_open: Option<&'a super::Opener<'a>>,
 }
 
 fn sort_links(mut v: Vec<Link>, decreasing: bool) -> Vec<Link> {
@@ -172,6 +177,21 @@ impl<'a> Dumper<'a> {
             prefix: String::new(),
             next_arr: Cell::new(false),
             packed: None,
+            ext_open: None,
+        }
+    }
+
+    /// The library's error stack for a failed call, printed only with `--enable-error-stack`:
+    /// (function, message) from the outermost call inwards.
+    pub fn diag(&mut self, frames: &[(&str, &str)]) {
+        if !self.opts.error_stack {
+            return;
+        }
+        self.err
+            .push_str("HDF5-DIAG: Error detected in HDF5 (1.10.8) thread 1:\n");
+        for (i, (func, msg)) in frames.iter().enumerate() {
+            self.err
+                .push_str(&format!("  #{:03}: {}(): {}\n", i, func, msg));
         }
     }
 
@@ -1353,6 +1373,21 @@ impl<'a> Dumper<'a> {
                     .line(&info, &mut ctx, &format!("TARGETFILE \"{}\"", file));
                 self.out
                     .line(&info, &mut ctx, &format!("TARGETPATH \"{}\"", path));
+                // `dump_extlink`: the target is opened; a file that cannot be opened is an
+                // error on the library's error stack only.
+                let opened = self.ext_open.map(|o| o(file).is_ok()).unwrap_or(false);
+                if !opened {
+                    self.diag(&[
+                        ("H5Oopen", "unable to open object"),
+                        (
+                            "H5L__extern_traverse",
+                            &format!(
+                                "unable to open external file, external link file name = '{}'",
+                                file
+                            ),
+                        ),
+                    ]);
+                }
                 ctx.indent_level -= 1;
                 self.out.line(&info, &mut ctx, "}");
             }
@@ -1474,11 +1509,23 @@ impl<'a> Dumper<'a> {
                             self.out.simple_prefix(&info, &mut ctx, 0, 0);
                             let text = packed_bits_text(&dt, off, len);
                             self.out.render_element(&info, &mut ctx, &text, ncols, 0, 0);
-                            let mask = if len >= 64 {
+                            let mut mask = if len >= 64 {
                                 u64::MAX
                             } else {
                                 (1u64 << len) - 1
                             };
+                            // Bits beyond the native type: an error and a zero mask.
+                            if let Ok(n) = dt.native_type() {
+                                let bits = 8 * n.size() as u32;
+                                if matches!(n, Datatype::Integer(_)) && off + len > bits {
+                                    self.error_msg(&format!(
+                                        "Packed Bit offset+length value({}) too large. Max is {}",
+                                        off + len,
+                                        bits
+                                    ));
+                                    mask = 0;
+                                }
+                            }
                             self.packed = Some((off, mask));
                         }
                         if let Datatype::Time(_) = dt {
