@@ -344,10 +344,11 @@ impl Out {
         let suf2 = info.elmt_suf2.len();
         let lsuf = info.line_suf.len();
         let ncols_s = count_ncols(s);
-        if info.line_multi_new && ctx.cur_column + ncols_s + suf2 + lsuf > ncols {
-            if ctx.prev_multiline || ctx.prev_prefix_len + ncols_s + suf2 + lsuf <= ncols {
-                ctx.need_prefix = true;
-            }
+        if info.line_multi_new
+            && ctx.cur_column + ncols_s + suf2 + lsuf > ncols
+            && (ctx.prev_multiline || ctx.prev_prefix_len + ncols_s + suf2 + lsuf <= ncols)
+        {
+            ctx.need_prefix = true;
         }
         if info.arr_linebreak && ctx.cur_elmt > 0 {
             if ctx.size_last_dim > 0 && ctx.cur_elmt % ctx.size_last_dim == 0 {

@@ -472,7 +472,7 @@ impl Values<'_> {
                 let size = base.size();
                 s.push_str(info.vlen_pre);
                 if let Ok(Some(data)) = self.file.vlen_data(b) {
-                    let n = if size == 0 { 0 } else { data.len() / size };
+                    let n = data.len().checked_div(size).unwrap_or(0);
                     for i in 0..n {
                         if i > 0 {
                             s.push_str(info.vlen_sep);
