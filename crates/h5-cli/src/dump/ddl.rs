@@ -509,9 +509,12 @@ impl<'a> Dumper<'a> {
                 buf.push_str(" }");
             }
             Datatype::Complex(c) => {
-                buf.push_str("H5T_COMPLEX { ");
-                buf.push_str(&atomic_name(&Datatype::Float(*c.base())));
-                buf.push_str(" }");
+                // HDF5 2.x names complex types after their IEEE base type.
+                let base = atomic_name(&Datatype::Float(*c.base()));
+                match base.strip_prefix("H5T_IEEE_") {
+                    Some(rest) => buf.push_str(&format!("H5T_COMPLEX_IEEE_{}", rest)),
+                    None => buf.push_str(&format!("H5T_COMPLEX {{ {} }}", base)),
+                }
             }
         }
     }
@@ -1802,6 +1805,7 @@ pub fn atomic_name(dt: &Datatype) -> String {
         if n.starts_with("H5T_STD_")
             || n.starts_with("H5T_IEEE_F32")
             || n.starts_with("H5T_IEEE_F64")
+            || n.starts_with("H5T_IEEE_F16")
             || n.starts_with("H5T_VAX_")
         {
             return n.to_string();

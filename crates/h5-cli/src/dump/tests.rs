@@ -501,3 +501,48 @@ fn debug_one() {
     eprint!("{}", o.stderr);
     eprintln!("status {}", o.status);
 }
+
+/// HDF5 2.x types as the 2.x h5dump prints them (h5dump-develop/tfloat16.ddl, tcomplex.ddl).
+#[test]
+fn float16_and_complex_like_h5dump_2() {
+    let mut f = MemoryFile::new();
+    let root = f.root;
+    let mut d = Vec::new();
+    for v in [0x4c00u16, 0x3800, 0x3c00, 0x3e00] {
+        d.extend_from_slice(&v.to_le_bytes());
+    }
+    f.add_dataset(root, "h", ty("H5T_IEEE_F16LE"), Space::simple(&[4]), d);
+    let mut c = Vec::new();
+    for (re, im) in [(10.0f32, 0.0f32), (1.1, -2.5)] {
+        c.extend_from_slice(&re.to_le_bytes());
+        c.extend_from_slice(&im.to_le_bytes());
+    }
+    f.add_dataset(
+        root,
+        "z",
+        ty("H5T_COMPLEX { H5T_IEEE_F32LE }"),
+        Space::simple(&[2]),
+        c,
+    );
+    let o = dump_mem(f, &["-m", "%.6f", "-w80", "t.h5"]);
+    let want = r#"HDF5 "t.h5" {
+GROUP "/" {
+   DATASET "h" {
+      DATATYPE  H5T_IEEE_F16LE
+      DATASPACE  SIMPLE { ( 4 ) / ( 4 ) }
+      DATA {
+      (0): 16.000000, 0.500000, 1.000000, 1.500000
+      }
+   }
+   DATASET "z" {
+      DATATYPE  H5T_COMPLEX_IEEE_F32LE
+      DATASPACE  SIMPLE { ( 2 ) / ( 2 ) }
+      DATA {
+      (0): 10.000000+0.000000i, 1.100000-2.500000i
+      }
+   }
+}
+}
+"#;
+    assert_eq!(o.stdout, want);
+}
