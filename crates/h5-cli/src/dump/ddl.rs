@@ -1125,10 +1125,106 @@ impl<'a> Dumper<'a> {
         let sp = format!("DATASPACE {}", dataspace_text(&d.space));
         self.out
             .render_element(info, ctx, &sp, ncols, i, elmt_counter);
+        if self.opts.display_region {
+            ctx.need_prefix = true;
+            self.out
+                .render_element(info, ctx, "DATA {", ncols, i, elmt_counter);
+            ctx.need_prefix = true;
+            self.region_data(info, ctx, dataset, &d, sel);
+            ctx.need_prefix = true;
+            self.out
+                .render_element(&noidx, ctx, "}", ncols, i, elmt_counter);
+        }
         ctx.indent_level -= 1;
         ctx.need_prefix = true;
         self.out
             .render_element(info, ctx, "}", ncols, i, elmt_counter);
+    }
+
+    /// `h5tools_print_region_data_blocks` / `_points`: the values a region selects (`-R`).
+    fn region_data(
+        &mut self,
+        info: &Format,
+        cur: &Ctx,
+        dataset: ObjId,
+        d: &DatasetInfo,
+        sel: &Region,
+    ) {
+        let ncols = Self::ncols(info);
+        let dt = d.datatype.datatype.clone();
+        let size = dt.size();
+        let mut ctx = Ctx {
+            indent_level: cur.indent_level,
+            cur_column: cur.cur_column,
+            prev_multiline: cur.prev_multiline,
+            ..Ctx::default()
+        };
+        let values = self.values();
+        match sel {
+            Region::Blocks(blocks) => {
+                let nblocks = blocks.len();
+                for (k, (a, b)) in blocks.iter().enumerate() {
+                    let dims1: Vec<u64> = a.iter().zip(b).map(|(x, y)| y - x + 1).collect();
+                    ctx.need_prefix = true;
+                    ctx.cur_elmt = 0;
+                    let Ok(bytes) = self.file.read(dataset, a, &dims1) else {
+                        continue;
+                    };
+                    ctx.indent_level += 1;
+                    ctx.init_acc_pos(&dims1);
+                    ctx.sm_pos = 0;
+                    ctx.size_last_dim = dims1.last().copied().unwrap_or(0);
+                    self.out.prefix_with(info, &mut ctx, "");
+                    let numelem: u64 = dims1.iter().product();
+                    let mut elmtno = 0u64;
+                    for n in 0..numelem {
+                        let mut s = String::new();
+                        if n > 0 {
+                            s.push('\u{1}');
+                        }
+                        let eb = bytes
+                            .get(n as usize * size..(n as usize + 1) * size)
+                            .unwrap_or(&[]);
+                        values.sprint(&mut s, info, &mut ctx, &dt, eb);
+                        if n + 1 < numelem || k + 1 < nblocks {
+                            s.push_str(info.elmt_suf1);
+                        }
+                        let brk = self
+                            .out
+                            .render_region_element(info, &mut ctx, &s, ncols, n, elmtno);
+                        elmtno = if brk { elmtno + 1 } else { 1 };
+                        ctx.cur_elmt += 1;
+                    }
+                    ctx.indent_level -= 1;
+                }
+            }
+            Region::Points(points) => {
+                let npoints = points.len();
+                let mut elmtno = 0u64;
+                for (j, p) in points.iter().enumerate() {
+                    ctx.need_prefix = true;
+                    ctx.cur_elmt = 0;
+                    ctx.indent_level += 1;
+                    ctx.size_last_dim = 0;
+                    let count = vec![1u64; p.len()];
+                    let eb = self.file.read(dataset, p, &count).unwrap_or_default();
+                    self.out.prefix_with(info, &mut ctx, "");
+                    let mut s = String::new();
+                    if j > 0 {
+                        s.push('\u{1}');
+                    }
+                    values.sprint(&mut s, info, &mut ctx, &dt, &eb);
+                    if j + 1 < npoints {
+                        s.push_str(info.elmt_suf1);
+                    }
+                    let brk = self
+                        .out
+                        .render_region_element(info, &mut ctx, &s, ncols, 0, elmtno);
+                    elmtno = if brk { elmtno + 1 } else { 1 };
+                    ctx.indent_level -= 1;
+                }
+            }
+        }
     }
 
     // ----- contents (-n) -------------------------------------------------------------------

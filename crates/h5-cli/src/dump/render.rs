@@ -340,6 +340,34 @@ impl Out {
         local_elmt_counter: u64,
         elmt_counter: u64,
     ) -> bool {
+        self.render_inner(info, ctx, s, ncols, local_elmt_counter, elmt_counter, false)
+    }
+
+    /// `h5tools_render_region_element`: like [`Out::render_element`], but the first section of
+    /// the first element never wraps and prefixes carry no index (region data).
+    pub fn render_region_element(
+        &mut self,
+        info: &Format,
+        ctx: &mut Ctx,
+        s: &str,
+        ncols: usize,
+        local_elmt_counter: u64,
+        elmt_counter: u64,
+    ) -> bool {
+        self.render_inner(info, ctx, s, ncols, local_elmt_counter, elmt_counter, true)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn render_inner(
+        &mut self,
+        info: &Format,
+        ctx: &mut Ctx,
+        s: &str,
+        ncols: usize,
+        local_elmt_counter: u64,
+        elmt_counter: u64,
+        region: bool,
+    ) -> bool {
         let mut dimension_break = true;
         let suf2 = info.elmt_suf2.len();
         let lsuf = info.line_suf.len();
@@ -374,15 +402,21 @@ impl Out {
             .filter(|p| !p.is_empty())
             .enumerate()
         {
-            if ctx.cur_column + section.len() + suf2 + lsuf > ncols {
+            if (!region || local_elmt_counter > 0)
+                && ctx.cur_column + section.len() + suf2 + lsuf > ncols
+            {
                 ctx.need_prefix = true;
             }
             if ctx.need_prefix {
                 if secnum > 0 {
                     multiline += 1;
                 }
-                let pos = ctx.sm_pos + local_elmt_counter;
-                self.simple_prefix(info, ctx, pos, secnum);
+                if region {
+                    self.prefix_with(info, ctx, "");
+                } else {
+                    let pos = ctx.sm_pos + local_elmt_counter;
+                    self.simple_prefix(info, ctx, pos, secnum);
+                }
             } else if (local_elmt_counter > 0 || ctx.continuation > 0) && secnum == 0 {
                 self.put(info.elmt_suf2);
                 ctx.cur_column += suf2;
