@@ -255,6 +255,42 @@ static void fix(hid_t t, unsigned char *p) {
     }
 }
 
+static void ulist(const hsize_t *v, int n) {
+    for (int i = 0; i < n; i++) {
+        if (v[i] == H5S_UNLIMITED) printf("%sU", i ? "," : "");
+        else printf("%s%llu", i ? "," : "", (unsigned long long)v[i]);
+    }
+}
+static void vds_sel(hid_t s) {
+    int r = H5Sget_simple_extent_ndims(s);
+    switch (H5Sget_select_type(s)) {
+        case H5S_SEL_ALL: printf("A"); break;
+        case H5S_SEL_HYPERSLABS:
+            if (H5Sis_regular_hyperslab(s) > 0) {
+                hsize_t a[32], b[32], c[32], d[32];
+                H5Sget_regular_hyperslab(s, a, b, c, d);
+                printf("R:"); ulist(a, r); printf(":"); ulist(b, r); printf(":"); ulist(c, r); printf(":"); ulist(d, r);
+            } else {
+                hssize_t n = H5Sget_select_hyper_nblocks(s);
+                hsize_t *bl = malloc(sizeof(hsize_t) * (size_t)(2 * n * r + 1));
+                H5Sget_select_hyper_blocklist(s, 0, (hsize_t)n, bl);
+                printf("B");
+                for (hssize_t i = 0; i < n; i++) { printf(":"); ulist(bl + 2 * i * r, r); printf("-"); ulist(bl + 2 * i * r + r, r); }
+                free(bl);
+            }
+            break;
+        case H5S_SEL_POINTS: {
+            hssize_t n = H5Sget_select_elem_npoints(s);
+            hsize_t *pt = malloc(sizeof(hsize_t) * (size_t)(n * r + 1));
+            H5Sget_select_elem_pointlist(s, 0, (hsize_t)n, pt);
+            printf("P");
+            for (hssize_t i = 0; i < n; i++) { printf(":"); ulist(pt + i * r, r); }
+            free(pt);
+        } break;
+        default: printf("N");
+    }
+}
+
 static void data_hex(hid_t t, unsigned char *buf, hsize_t n) {
     size_t sz = H5Tget_size(t);
     for (hsize_t i = 0; i < n; i++) fix(t, buf + i * sz);
@@ -373,6 +409,20 @@ static void object(hid_t o) {
             if (ncd == 0) printf("-");
             for (size_t k = 0; k < ncd; k++) printf("%s%u", k ? "," : "", cd[k]);
             printf("\n");
+        }
+        if (lay == H5D_VIRTUAL) {
+            size_t nm = 0;
+            H5Pget_virtual_count(pl, &nm);
+            for (size_t k = 0; k < nm; k++) {
+                char fn[1024], dn[1024];
+                hid_t vs = H5Pget_virtual_vspace(pl, k), ss = H5Pget_virtual_srcspace(pl, k);
+                H5Pget_virtual_filename(pl, k, fn, sizeof fn);
+                H5Pget_virtual_dsetname(pl, k, dn, sizeof dn);
+                printf("M %llu ", (unsigned long long)oi.addr);
+                vds_sel(vs); printf(" "); hexs(fn); printf(" "); hexs(dn); printf(" "); vds_sel(ss);
+                printf("\n");
+                H5Sclose(vs); H5Sclose(ss);
+            }
         }
         int ne = H5Pget_external_count(pl);
         for (int i = 0; i < ne; i++) {

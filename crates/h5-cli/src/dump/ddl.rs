@@ -1141,6 +1141,80 @@ impl<'a> Dumper<'a> {
             .render_element(info, ctx, "}", ncols, i, elmt_counter);
     }
 
+    /// `h5tools_print_virtual_selection`.
+    fn virtual_selection(&mut self, info: &Format, ctx: &mut Ctx, sel: &VdsSelection) {
+        let ncols = Self::ncols(info);
+        let list = |v: &[u64]| -> String {
+            v.iter()
+                .map(|&x| {
+                    if x == u64::MAX {
+                        "H5S_UNLIMITED".to_string()
+                    } else {
+                        x.to_string()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        match sel {
+            VdsSelection::None => self.out.line(info, ctx, "SELECTION NONE"),
+            VdsSelection::All => self.out.line(info, ctx, "SELECTION ALL"),
+            VdsSelection::Points(points) => {
+                let mut s = String::from("POINT { ");
+                for (k, p) in points.iter().enumerate() {
+                    if k > 0 {
+                        s.push_str(",\u{1} ");
+                    }
+                    s.push_str(&format!("({})", list(p)));
+                }
+                s.push_str(" }");
+                self.out.render_element(info, ctx, &s, ncols, 0, 0);
+            }
+            VdsSelection::Regular {
+                start,
+                stride,
+                count,
+                block,
+            } => {
+                ctx.need_prefix = true;
+                self.out
+                    .render_element(info, ctx, "SELECTION REGULAR_HYPERSLAB { ", ncols, 0, 0);
+                let ind = Out::indent_str(info, ctx);
+                let s = format!(
+                    "{}START ({})\n{}STRIDE ({})\n{}COUNT ({})\n{}BLOCK ({})",
+                    info.line_indent,
+                    list(start),
+                    ind,
+                    list(stride),
+                    ind,
+                    list(count),
+                    ind,
+                    list(block)
+                );
+                self.out.render_element(info, ctx, &s, ncols, 0, 0);
+                self.out.line(info, ctx, "}");
+            }
+            VdsSelection::Blocks(blocks) => {
+                ctx.need_prefix = true;
+                self.out
+                    .render_element(info, ctx, "SELECTION IRREGULAR_HYPERSLAB { ", ncols, 0, 0);
+                ctx.indent_level += 1;
+                ctx.need_prefix = true;
+                self.out.simple_prefix(info, ctx, 0, 0);
+                let mut s = String::new();
+                for (k, (a, b)) in blocks.iter().enumerate() {
+                    if k > 0 {
+                        s.push_str(",\u{1} ");
+                    }
+                    s.push_str(&format!("({})-({})", list(a), list(b)));
+                }
+                ctx.indent_level -= 1;
+                self.out.render_element(info, ctx, &s, ncols, 0, 0);
+                self.out.line(info, ctx, "}");
+            }
+        }
+    }
+
     /// `h5tools_print_region_data_blocks` / `_points`: the values a region selects (`-R`).
     fn region_data(
         &mut self,
@@ -1720,89 +1794,23 @@ impl<'a> Dumper<'a> {
                     }
                 }
             }
-            Layout::Virtual => {
-                self.out.line(info, ctx, "VIRTUAL");
-            }
-        }
-        ctx.indent_level -= 1;
-        self.out.line(info, ctx, "}");
-        self.out.line(info, ctx, "FILTERS {");
-        ctx.indent_level += 1;
-        if d.filters.is_empty() {
-            self.out.line(info, ctx, "NONE");
-        }
-        for f in &d.filters {
-            match f.id {
-                1 => {
-                    let lvl = f.cd_values.first().copied().unwrap_or(0);
-                    self.out.line(
-                        info,
-                        ctx,
-                        &format!("COMPRESSION DEFLATE {{ LEVEL {} }}", lvl),
-                    );
-                }
-                2 => self.out.line(info, ctx, "PREPROCESSING SHUFFLE"),
-                3 => self.out.line(info, ctx, "CHECKSUM FLETCHER32"),
-                4 => {
-                    self.out.line(info, ctx, "COMPRESSION SZIP {");
+            Layout::Virtual { mappings } => {
+                for (k, m) in mappings.iter().enumerate() {
+                    self.out.line(info, ctx, &format!("MAPPING {} {{ ", k));
                     ctx.indent_level += 1;
-                    let mask = f.cd_values.first().copied().unwrap_or(0);
-                    let ppb = f.cd_values.get(1).copied().unwrap_or(0);
+                    self.out.line(info, ctx, "VIRTUAL {");
+                    ctx.indent_level += 1;
+                    self.virtual_selection(info, ctx, &m.virtual_selection);
+                    ctx.indent_level -= 1;
+                    self.out.line(info, ctx, "}");
+                    self.out.line(info, ctx, "SOURCE {");
+                    ctx.indent_level += 1;
+                    self.out.line(info, ctx, &format!("FILE \"{}\"", m.file));
                     self.out
-                        .line(info, ctx, &format!("PIXELS_PER_BLOCK {}", ppb));
-                    // The option mask bits (H5_SZIP_*_OPTION_MASK); a line whose bits are
-                    // all clear renders empty, which prints nothing.
-                    let mode = if mask & 2 != 0 {
-                        "MODE HARDWARE"
-                    } else if mask & 1 != 0 {
-                        "MODE K13"
-                    } else {
-                        ""
-                    };
-                    self.out.line(info, ctx, mode);
-                    let coding = if mask & 4 != 0 {
-                        "CODING ENTROPY"
-                    } else if mask & 32 != 0 {
-                        "CODING NEAREST NEIGHBOUR"
-                    } else {
-                        ""
-                    };
-                    self.out.line(info, ctx, coding);
-                    let order = if mask & 8 != 0 {
-                        "BYTE_ORDER LSB"
-                    } else if mask & 16 != 0 {
-                        "BYTE_ORDER MSB"
-                    } else {
-                        ""
-                    };
-                    self.out.line(info, ctx, order);
-                    if mask & 128 != 0 {
-                        self.out.line(info, ctx, "HEADER RAW");
-                    }
+                        .line(info, ctx, &format!("DATASET \"{}\"", m.dataset));
+                    self.virtual_selection(info, ctx, &m.source_selection);
                     ctx.indent_level -= 1;
                     self.out.line(info, ctx, "}");
-                }
-                5 => self.out.line(info, ctx, "COMPRESSION NBIT"),
-                6 => {
-                    let v = f.cd_values.first().copied().unwrap_or(0);
-                    self.out.line(
-                        info,
-                        ctx,
-                        &format!("COMPRESSION SCALEOFFSET {{ MIN BITS {} }}", v),
-                    );
-                }
-                id => {
-                    self.out.line(info, ctx, "USER_DEFINED_FILTER {");
-                    ctx.indent_level += 1;
-                    self.out.line(info, ctx, &format!("FILTER_ID {}", id));
-                    if let Some(n) = &f.name {
-                        self.out.line(info, ctx, &format!("COMMENT {}", n));
-                    }
-                    if !f.cd_values.is_empty() {
-                        let p: Vec<String> = f.cd_values.iter().map(|x| x.to_string()).collect();
-                        self.out
-                            .line(info, ctx, &format!("PARAMS {{ {} }}", p.join(" ")));
-                    }
                     ctx.indent_level -= 1;
                     self.out.line(info, ctx, "}");
                 }
@@ -1810,6 +1818,94 @@ impl<'a> Dumper<'a> {
         }
         ctx.indent_level -= 1;
         self.out.line(info, ctx, "}");
+        let is_virtual = matches!(d.layout, Layout::Virtual { .. });
+        if !is_virtual {
+            self.out.line(info, ctx, "FILTERS {");
+            ctx.indent_level += 1;
+            if d.filters.is_empty() {
+                self.out.line(info, ctx, "NONE");
+            }
+            for f in &d.filters {
+                match f.id {
+                    1 => {
+                        let lvl = f.cd_values.first().copied().unwrap_or(0);
+                        self.out.line(
+                            info,
+                            ctx,
+                            &format!("COMPRESSION DEFLATE {{ LEVEL {} }}", lvl),
+                        );
+                    }
+                    2 => self.out.line(info, ctx, "PREPROCESSING SHUFFLE"),
+                    3 => self.out.line(info, ctx, "CHECKSUM FLETCHER32"),
+                    4 => {
+                        self.out.line(info, ctx, "COMPRESSION SZIP {");
+                        ctx.indent_level += 1;
+                        let mask = f.cd_values.first().copied().unwrap_or(0);
+                        let ppb = f.cd_values.get(1).copied().unwrap_or(0);
+                        self.out
+                            .line(info, ctx, &format!("PIXELS_PER_BLOCK {}", ppb));
+                        // The option mask bits (H5_SZIP_*_OPTION_MASK); a line whose bits are
+                        // all clear renders empty, which prints nothing.
+                        let mode = if mask & 2 != 0 {
+                            "MODE HARDWARE"
+                        } else if mask & 1 != 0 {
+                            "MODE K13"
+                        } else {
+                            ""
+                        };
+                        self.out.line(info, ctx, mode);
+                        let coding = if mask & 4 != 0 {
+                            "CODING ENTROPY"
+                        } else if mask & 32 != 0 {
+                            "CODING NEAREST NEIGHBOUR"
+                        } else {
+                            ""
+                        };
+                        self.out.line(info, ctx, coding);
+                        let order = if mask & 8 != 0 {
+                            "BYTE_ORDER LSB"
+                        } else if mask & 16 != 0 {
+                            "BYTE_ORDER MSB"
+                        } else {
+                            ""
+                        };
+                        self.out.line(info, ctx, order);
+                        if mask & 128 != 0 {
+                            self.out.line(info, ctx, "HEADER RAW");
+                        }
+                        ctx.indent_level -= 1;
+                        self.out.line(info, ctx, "}");
+                    }
+                    5 => self.out.line(info, ctx, "COMPRESSION NBIT"),
+                    6 => {
+                        let v = f.cd_values.first().copied().unwrap_or(0);
+                        self.out.line(
+                            info,
+                            ctx,
+                            &format!("COMPRESSION SCALEOFFSET {{ MIN BITS {} }}", v),
+                        );
+                    }
+                    id => {
+                        self.out.line(info, ctx, "USER_DEFINED_FILTER {");
+                        ctx.indent_level += 1;
+                        self.out.line(info, ctx, &format!("FILTER_ID {}", id));
+                        if let Some(n) = &f.name {
+                            self.out.line(info, ctx, &format!("COMMENT {}", n));
+                        }
+                        if !f.cd_values.is_empty() {
+                            let p: Vec<String> =
+                                f.cd_values.iter().map(|x| x.to_string()).collect();
+                            self.out
+                                .line(info, ctx, &format!("PARAMS {{ {} }}", p.join(" ")));
+                        }
+                        ctx.indent_level -= 1;
+                        self.out.line(info, ctx, "}");
+                    }
+                }
+            }
+            ctx.indent_level -= 1;
+            self.out.line(info, ctx, "}");
+        }
         self.out.line(info, ctx, "FILLVALUE {");
         ctx.indent_level += 1;
         let ft = match d.fill.fill_time {
@@ -1834,16 +1930,18 @@ impl<'a> Dumper<'a> {
         }
         ctx.indent_level -= 1;
         self.out.line(info, ctx, "}");
-        self.out.line(info, ctx, "ALLOCATION_TIME {");
-        ctx.indent_level += 1;
-        let at = match d.fill.alloc_time {
-            1 => "H5D_ALLOC_TIME_EARLY",
-            2 => "H5D_ALLOC_TIME_LATE",
-            _ => "H5D_ALLOC_TIME_INCR",
-        };
-        self.out.line(info, ctx, at);
-        ctx.indent_level -= 1;
-        self.out.line(info, ctx, "}");
+        if !is_virtual {
+            self.out.line(info, ctx, "ALLOCATION_TIME {");
+            ctx.indent_level += 1;
+            let at = match d.fill.alloc_time {
+                1 => "H5D_ALLOC_TIME_EARLY",
+                2 => "H5D_ALLOC_TIME_LATE",
+                _ => "H5D_ALLOC_TIME_INCR",
+            };
+            self.out.line(info, ctx, at);
+            ctx.indent_level -= 1;
+            self.out.line(info, ctx, "}");
+        }
     }
 }
 

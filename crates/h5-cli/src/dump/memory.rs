@@ -257,6 +257,42 @@ fn parse_typeref(text_hex: &str, size: &str, committed: &str) -> ModelResult<Typ
     })
 }
 
+fn parse_vds_selection(s: &str) -> ModelResult<VdsSelection> {
+    let nums = |p: &str| -> Vec<u64> {
+        p.split(',')
+            .filter(|x| !x.is_empty())
+            .map(|x| {
+                if x == "U" {
+                    u64::MAX
+                } else {
+                    x.parse().unwrap_or(0)
+                }
+            })
+            .collect()
+    };
+    let parts: Vec<&str> = s.split(':').collect();
+    Ok(match parts.first().copied() {
+        Some("A") => VdsSelection::All,
+        Some("R") => VdsSelection::Regular {
+            start: nums(parts.get(1).unwrap_or(&"")),
+            stride: nums(parts.get(2).unwrap_or(&"")),
+            count: nums(parts.get(3).unwrap_or(&"")),
+            block: nums(parts.get(4).unwrap_or(&"")),
+        },
+        Some("B") => VdsSelection::Blocks(
+            parts[1..]
+                .iter()
+                .map(|b| {
+                    let (a, c) = b.split_once('-').unwrap_or((b, ""));
+                    (nums(a), nums(c))
+                })
+                .collect(),
+        ),
+        Some("P") => VdsSelection::Points(parts[1..].iter().map(|p| nums(p)).collect()),
+        _ => VdsSelection::None,
+    })
+}
+
 fn parse_space(s: &str) -> ModelResult<Space> {
     match s {
         "N" => Ok(Space::Null),
@@ -417,7 +453,9 @@ impl MemoryFile {
                         } else if lay == "compact" {
                             Layout::Compact
                         } else if lay == "virtual" {
-                            Layout::Virtual
+                            Layout::Virtual {
+                                mappings: Vec::new(),
+                            }
                         } else {
                             Layout::Contiguous { offset }
                         };
@@ -467,6 +505,25 @@ impl MemoryFile {
                                 name,
                                 cd_values: cd,
                             });
+                        }
+                    }
+                    "M" => {
+                        let id = num(w.next())?;
+                        let virtual_selection = parse_vds_selection(w.next().unwrap_or("N"))?;
+                        let file = unhex_str(w.next().unwrap_or("~"))?;
+                        let dataset = unhex_str(w.next().unwrap_or("~"))?;
+                        let source_selection = parse_vds_selection(w.next().unwrap_or("N"))?;
+                        if let Some((d, _)) =
+                            f.objects.get_mut(&id).and_then(|o| o.dataset.as_mut())
+                        {
+                            if let Layout::Virtual { mappings } = &mut d.layout {
+                                mappings.push(VirtualMapping {
+                                    virtual_selection,
+                                    file,
+                                    dataset,
+                                    source_selection,
+                                });
+                            }
                         }
                     }
                     "X" => {

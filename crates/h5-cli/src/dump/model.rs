@@ -176,8 +176,48 @@ pub enum Layout {
         /// Chunk dimensions.
         dims: Vec<u64>,
     },
-    /// Virtual (VDS).
-    Virtual,
+    /// Virtual (VDS), with its mappings in order.
+    Virtual {
+        /// Source mappings.
+        mappings: Vec<VirtualMapping>,
+    },
+}
+
+/// A selection as the VDS layout stores it (`u64::MAX` is `H5S_UNLIMITED` in counts and blocks).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum VdsSelection {
+    /// Nothing selected.
+    None,
+    /// The whole extent.
+    All,
+    /// A regular hyperslab.
+    Regular {
+        /// Start per dimension.
+        start: Vec<u64>,
+        /// Stride per dimension.
+        stride: Vec<u64>,
+        /// Count per dimension.
+        count: Vec<u64>,
+        /// Block per dimension.
+        block: Vec<u64>,
+    },
+    /// An irregular hyperslab as its blocks (start corner, opposite corner).
+    Blocks(Vec<(Vec<u64>, Vec<u64>)>),
+    /// Points.
+    Points(Vec<Vec<u64>>),
+}
+
+/// One mapping of a virtual dataset.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VirtualMapping {
+    /// The selection in the virtual dataset.
+    pub virtual_selection: VdsSelection,
+    /// Source file name as stored (`.` is the same file).
+    pub file: String,
+    /// Source dataset path.
+    pub dataset: String,
+    /// The selection in the source dataset.
+    pub source_selection: VdsSelection,
 }
 
 /// One filter of a dataset's pipeline (`-p`).
