@@ -1733,8 +1733,11 @@ impl<'a> Dumper<'a> {
                 self.status = 1;
             }
         }
-        let tracked = oi.as_ref().is_some_and(|o| o.attrs_order_tracked);
-        self.attr_iteration(id, tracked);
+        // With binary output (-b) a dataset's attributes are not printed.
+        if self.opts.binary.is_none() {
+            let tracked = oi.as_ref().is_some_and(|o| o.attrs_order_tracked);
+            self.attr_iteration(id, tracked);
+        }
         ctx.indent_level -= 1;
         self.dump_indent -= COL;
         ctx.need_prefix = true;

@@ -15,6 +15,31 @@
 //! - References inside such bytes are the file's encoded reference bytes; the printer hands them to
 //!   [`DumpFile::dereference`].
 //! - Errors are plain messages; the printer turns them into h5dump's `h5dump error: ...` lines.
+//!
+//! What each call must give, in the reference library's terms:
+//!
+//! - [`DumpFile::links`]: `H5Literate` over the group with `H5_INDEX_NAME` (byte order, as
+//!   `strcmp`) or `H5_INDEX_CRT_ORDER`, increasing. Hard links give the target's header
+//!   address; soft links their value; external links the unpacked file and object path;
+//!   user-defined links their class. The printer reverses for `-z descending` itself.
+//! - [`DumpFile::object_info`]: `H5Oget_info` (kind, address, `rc`), `H5Oget_comment`, and the
+//!   creation-order tracking flags of the group/dataset/datatype creation property list.
+//! - [`DumpFile::attributes`] / [`DumpFile::attribute_data`]: `H5Aiterate2` order as for links;
+//!   data as `H5Aread` with the attribute's file type (then vlen descriptors as above).
+//! - [`DumpFile::dataset`]: `H5Dget_type` (with the committed datatype's address if
+//!   `H5Tcommitted`), `H5Dget_space`, and for `-p` the layout (`H5Pget_layout`,
+//!   `H5Pget_chunk`, `H5Dget_offset`, the VDS mappings), `H5Pget_filter2` in pipeline order,
+//!   `H5Pget_external`, `H5Dget_storage_size`, alloc time, fill time and fill value status.
+//! - [`DumpFile::read`]: `H5Dread` of the hyperslab with the file type as memory type. A
+//!   virtual dataset reads through its mappings (the default `H5D_VDS_LAST_AVAILABLE` view);
+//!   h5dump's `--vds-view-first-missing` and `--vds-gap-size` views are not passed through this
+//!   trait yet.
+//! - [`DumpFile::dereference`]: `H5Rdereference2` + `H5Oget_info` for object references;
+//!   for region references also `H5Rget_region` as blocks (`H5Sget_select_hyper_blocklist`) or
+//!   points (`H5Sget_select_elem_pointlist`). Zero (null) references are never asked for.
+//! - [`DumpFile::superblock`]: `H5Fget_info2` versions and the file creation property list.
+//! - External link targets are opened through the same opener that opened the file
+//!   ([`super::Opener`]).
 
 use h5::types::Datatype;
 
