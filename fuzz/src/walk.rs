@@ -13,6 +13,8 @@ pub fn run(u: &mut Unstructured<'_>) -> arbitrary::Result<()> {
         max_objects: 1 << 12,
         max_structures: 1 << 16,
         max_depth: 64,
+
+        ..Options::default()
     };
     let a = walk::walk_with(data, &opts);
     let read = |off: u64, len: usize| -> h5_format::Result<Vec<u8>> {

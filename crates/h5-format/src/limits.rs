@@ -41,6 +41,17 @@ pub const MAX_WALK_STRUCTURES: usize = 1 << 24;
 pub const MAX_WALK_DEPTH: usize = 256;
 /// Most problems a whole-file walk records (later ones are counted, not kept).
 pub const MAX_WALK_PROBLEMS: usize = 10_000;
+/// Most bytes of raw data (compact, contiguous and chunked storage, attribute values) a
+/// whole-file walk reads to find variable-length values and references (256 MiB).
+pub const MAX_WALK_DATA_BYTES: u64 = 1 << 28;
+/// Most heap IDs and references (variable-length values, region and object references) a
+/// whole-file walk follows.
+pub const MAX_WALK_REFERENCES: usize = 1 << 20;
+/// Most places that hold a heap ID or a reference in one element of a datatype (an array of
+/// variable-length values counts each); a walk looks at no more of them.
+pub const MAX_WALK_ELEMENT_SLOTS: usize = 1 << 16;
+/// Bytes of global heap collections a whole-file walk keeps parsed at once (64 MiB).
+pub const MAX_WALK_GLOBAL_HEAP_CACHE: u64 = 1 << 26;
 
 /// Check that `count` items of `item_size` bytes can come from `available` bytes and stay
 /// under `cap` items; the number to allocate, or why not.

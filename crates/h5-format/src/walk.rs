@@ -6,16 +6,23 @@
 //! superblock (and its extension and driver information), then every object header reachable
 //! through groups (symbol tables, compact and dense links), each header's messages and
 //! continuation chunks, attributes (compact and dense), datasets' storage (compact data,
-//! contiguous blocks, every chunk of every chunk index) and committed datatypes.
+//! contiguous blocks, every chunk of every chunk index) and committed datatypes; the
+//! free-space managers of the file (File Space Info message) and of fractal heaps; the shared
+//! message table with every record of its lists and B-trees; and what the data refers to:
+//! global heap collections behind variable-length values and region references, and the
+//! object headers that object references point at.
 //!
 //! It stays free of I/O: the file is a byte slice ([`walk`]) or a read function ([`walk_read`]).
 //! Every problem is collected as a [`Problem`] (the structure, its address, what is wrong)
 //! instead of stopping at the first; a structure that fails to parse is one problem and what
 //! hangs below it is skipped. Each structure is visited once: loops are reported, not followed.
-//! The work is bounded by [`limits::MAX_WALK_OBJECTS`], [`limits::MAX_WALK_STRUCTURES`] and
-//! [`limits::MAX_WALK_DEPTH`].
+//! The work is bounded by [`limits::MAX_WALK_OBJECTS`], [`limits::MAX_WALK_STRUCTURES`],
+//! [`limits::MAX_WALK_DEPTH`], [`limits::MAX_WALK_DATA_BYTES`] (raw data read to find heap IDs
+//! and references) and [`limits::MAX_WALK_REFERENCES`] (heap IDs and references followed).
 
+mod data;
 mod dataset;
+mod free_space;
 mod group;
 mod heap;
 mod sohm;
@@ -23,13 +30,16 @@ mod sohm;
 mod tests;
 
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
+use std::rc::Rc;
 
 use crate::driver_info::{DriverData, DriverInfoBlock};
+use crate::heap::global::GlobalHeapCollection;
 use crate::message::attribute::{Attribute, MaybeShared};
 use crate::message::dataspace::{Dataspace, DataspaceKind};
 use crate::message::datatype::{disk_size, DatatypeMessage};
+use crate::message::filter_pipeline::FilterPipeline;
 use crate::message::shared::SharedLocation;
 use crate::message::{Message, MessageType};
 use crate::object_header::{ObjectHeader, RawMessage, OHDR};
@@ -82,7 +92,7 @@ impl Report {
     }
 }
 
-/// Caps on the work of a walk.
+/// Caps on the work of a walk, and how to decode filtered chunks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Options {
     /// Most object headers visited.
@@ -91,6 +101,15 @@ pub struct Options {
     pub max_structures: usize,
     /// Deepest group nesting followed.
     pub max_depth: usize,
+    /// Most bytes of raw data (compact, contiguous and chunked storage, attributes) read to
+    /// find variable-length values and references.
+    pub max_data_bytes: u64,
+    /// Most heap IDs and references followed.
+    pub max_references: usize,
+    /// Decodes filtered chunks, so the variable-length values and references inside them are
+    /// checked too (filters are not part of this crate). Without it, filtered chunks of such
+    /// datasets are only checked to lie inside the file.
+    pub decode_chunk: Option<ChunkDecoder>,
 }
 
 impl Default for Options {
@@ -99,9 +118,36 @@ impl Default for Options {
             max_objects: limits::MAX_WALK_OBJECTS,
             max_structures: limits::MAX_WALK_STRUCTURES,
             max_depth: limits::MAX_WALK_DEPTH,
+            max_data_bytes: limits::MAX_WALK_DATA_BYTES,
+            max_references: limits::MAX_WALK_REFERENCES,
+            decode_chunk: None,
         }
     }
 }
+
+/// A filtered chunk decoder: given the dataset's filter pipeline, the chunk's filter mask
+/// (bit `i` set: filter `i` skipped), the stored bytes and the size of the unfiltered chunk,
+/// it returns the unfiltered bytes, or why it cannot.
+pub type DecodeFn =
+    fn(&FilterPipeline, u32, Vec<u8>, usize) -> std::result::Result<Vec<u8>, String>;
+
+/// A [`DecodeFn`] for [`Options::decode_chunk`].
+#[derive(Clone, Copy)]
+pub struct ChunkDecoder(pub DecodeFn);
+
+impl fmt::Debug for ChunkDecoder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ChunkDecoder")
+    }
+}
+
+impl PartialEq for ChunkDecoder {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::fn_addr_eq(self.0, other.0)
+    }
+}
+
+impl Eq for ChunkDecoder {}
 
 /// A function returning `len` bytes at an absolute file offset (fewer only at the end).
 pub type ReadFn<'a> = &'a dyn Fn(u64, usize) -> Result<Vec<u8>>;
@@ -207,6 +253,18 @@ pub(crate) struct Walker<'a> {
     sohm: Vec<sohm::SohmIndex>,
     /// Set when a cap was reached (reported once).
     exhausted: bool,
+    /// Global heap collections checked, by address: `None` for one that failed (already a
+    /// problem), `Some(None)` for a sound one dropped from the cache.
+    gcols: HashMap<u64, Option<Option<Rc<GlobalHeapCollection>>>>,
+    /// Bytes of the collections cached in `gcols`.
+    gcol_bytes: u64,
+    /// Reference targets checked, by address: whether an object header parses there.
+    targets: HashMap<u64, bool>,
+    /// Raw data bytes read, and heap IDs and references followed, against their caps.
+    data_bytes: u64,
+    references: usize,
+    /// Set when the data caps were reached (noted once).
+    data_exhausted: bool,
 }
 
 /// Decoded messages of one header, with the raw message each came from.
@@ -245,6 +303,12 @@ impl<'a> Walker<'a> {
             queue: Vec::new(),
             sohm: Vec::new(),
             exhausted: false,
+            gcols: HashMap::new(),
+            gcol_bytes: 0,
+            targets: HashMap::new(),
+            data_bytes: 0,
+            references: 0,
+            data_exhausted: false,
         }
     }
 
@@ -571,6 +635,13 @@ impl<'a> Walker<'a> {
                         self.sohm_table(t.table_address, t.num_indices);
                     }
                 }
+                if let Some(fs) = &ext.file_space_info {
+                    let at = h
+                        .messages()
+                        .find(|m| m.kind == MessageType::FILE_SPACE_INFO)
+                        .map_or(addr.0, |m| m.offset);
+                    self.file_space_info(at, fs);
+                }
             }
             Err(e) => self.error(e, "superblock extension", addr.0, "superblock extension"),
         }
@@ -775,17 +846,28 @@ impl<'a> Walker<'a> {
         None
     }
 
+    /// Parse the object header at `a` without reporting (the header itself is checked when
+    /// visited).
+    pub(crate) fn parse_header_quietly(&self, a: Addr) -> Result<ObjectHeader> {
+        let bytes = self.window("object header", a, 64)?;
+        let total = chunk0_len(&bytes).ok_or_else(|| {
+            Error::new(
+                ErrorKind::InvalidValue,
+                "object header",
+                a.0,
+                "neither a version 1 nor a version 2 object header prefix",
+            )
+        })?;
+        let bytes = self.window("object header", a, total)?;
+        ObjectHeader::parse(&mut self.cursor(&bytes, a), |ca, len| {
+            self.bytes("object header", ca, len).map(Cow::into_owned)
+        })
+    }
+
     /// The datatype message of a committed datatype's header (parsed quietly: the header
     /// itself is checked when visited).
     fn committed_datatype(&mut self, a: Addr) -> Option<DatatypeMessage> {
-        let bytes = self.window("object header", a, 64).ok()?;
-        let total = chunk0_len(&bytes)?;
-        let bytes = self.window("object header", a, total).ok()?;
-        let me = &*self;
-        let h = ObjectHeader::parse(&mut me.cursor(&bytes, a), |ca, len| {
-            me.bytes("object header", ca, len).map(Cow::into_owned)
-        })
-        .ok()?;
+        let h = self.parse_header_quietly(a).ok()?;
         let found = h
             .messages()
             .filter(|m| {
@@ -891,6 +973,13 @@ impl<'a> Walker<'a> {
             );
         }
         check_dataspace(self, "attribute message", at, space, path);
+        if let Some(er) = data::element_refs(&dt.datatype, self.sizes) {
+            if self.data_budget(a.data.len() as u64) {
+                let where_ = format!("{path}, attribute {name:?}");
+                let place = data::Place { at, path: &where_ };
+                self.scan_elements(&a.data, n, &er, place, 0);
+            }
+        }
     }
 }
 

@@ -3,6 +3,9 @@
 //! B-tree): each chunk's address and size inside the end of file, its coordinates inside
 //! the dataspace.
 
+use std::cell::Cell;
+
+use super::data::{element_refs, ElementRefs, Place};
 use super::{check_dataspace, Decoded, Walker};
 use crate::btree::v1::Keys;
 use crate::btree::v2::Record;
@@ -13,6 +16,7 @@ use crate::chunk_index::fixed_array::{FixedArrayDataBlock, FixedArrayHeader};
 use crate::chunk_index::{btree_v2, BlockElements, ChunkElement};
 use crate::message::dataspace::{Dataspace, DataspaceKind, UNLIMITED};
 use crate::message::datatype::{disk_size, DatatypeMessage};
+use crate::message::filter_pipeline::FilterPipeline;
 use crate::message::layout::{ChunkIndex, Layout, LayoutClass};
 use crate::message::Message;
 use crate::vds::VirtualMappings;
@@ -38,6 +42,12 @@ struct Chunks<'p> {
     /// Bytes of an unfiltered chunk.
     chunk_bytes: u64,
     filtered: bool,
+    /// Where an element holds heap IDs or references, when it does: the chunks are read.
+    refs: Option<&'p ElementRefs<'p>>,
+    /// The filters, to decode filtered chunks.
+    pipeline: Option<&'p FilterPipeline>,
+    /// Set once a note said the filtered chunks are not read.
+    noted: Cell<bool>,
 }
 
 impl Chunks<'_> {
@@ -76,6 +86,8 @@ impl Walker<'_> {
             return;
         };
         let need = n.checked_mul(elem);
+        let refs = element_refs(&dt.datatype, self.sizes);
+        let place = Place { at, path };
         match &layout.class {
             LayoutClass::Compact { data, .. } => {
                 if need != Some(data.len() as u64) {
@@ -87,6 +99,11 @@ impl Walker<'_> {
                             data.len()
                         ),
                     );
+                }
+                if let Some(er) = &refs {
+                    if self.data_budget(data.len() as u64) {
+                        self.scan_elements(data, n, er, place, 0);
+                    }
                 }
             }
             LayoutClass::Contiguous {
@@ -117,7 +134,11 @@ impl Walker<'_> {
                     );
                 }
                 self.budget();
-                self.check_range(LAYOUT, *address, size, "contiguous data", path);
+                if self.check_range(LAYOUT, *address, size, "contiguous data", path) {
+                    if let (Some(er), Some(need)) = (&refs, need) {
+                        self.scan_storage(*address, need.min(size), er, path);
+                    }
+                }
             }
             LayoutClass::Chunked {
                 dims: cdims,
@@ -157,16 +178,19 @@ impl Walker<'_> {
                     );
                     return;
                 };
-                let filtered = d
-                    .messages
-                    .iter()
-                    .any(|(_, m)| matches!(m, Message::FilterPipeline(p) if !p.filters.is_empty()));
+                let pipeline = d.messages.iter().find_map(|(_, m)| match m {
+                    Message::FilterPipeline(p) if !p.filters.is_empty() => Some(p),
+                    _ => None,
+                });
                 let c = Chunks {
                     path,
                     dims: space.dims.clone(),
                     chunk,
                     chunk_bytes,
-                    filtered,
+                    filtered: pipeline.is_some(),
+                    refs: refs.as_ref(),
+                    pipeline,
+                    noted: Cell::new(false),
                 };
                 if address.is_undef() {
                     return;
@@ -175,9 +199,11 @@ impl Walker<'_> {
                 match index {
                     None => self.chunk_btree(*address, None, 0, &c),
                     Some(ChunkIndex::SingleChunk { filtered }) => {
-                        let size = filtered.map_or(c.chunk_bytes, |f| f.0);
+                        let (size, mask) = filtered.unwrap_or((c.chunk_bytes, 0));
                         self.budget();
-                        self.check_range(CHUNK, *address, size, "single chunk", path);
+                        if self.check_range(CHUNK, *address, size, "single chunk", path) {
+                            self.chunk_data(*address, size, mask, &c);
+                        }
                     }
                     Some(ChunkIndex::Implicit) => {
                         let total = c
@@ -187,13 +213,16 @@ impl Walker<'_> {
                         match total {
                             Some(t) => {
                                 self.budget();
-                                self.check_range(
+                                let ok = self.check_range(
                                     CHUNK,
                                     *address,
                                     t,
                                     "implicitly indexed chunks",
                                     path,
                                 );
+                                if let (true, Some(er)) = (ok, &refs) {
+                                    self.scan_storage(*address, t, er, path);
+                                }
                             }
                             None => self.problem(
                                 LAYOUT,
@@ -235,6 +264,7 @@ impl Walker<'_> {
         addr: Addr,
         size: u64,
         offset: Option<&[u64]>,
+        filter_mask: u32,
         c: &Chunks,
     ) {
         if !self.budget() {
@@ -260,7 +290,9 @@ impl Walker<'_> {
                 ),
             );
         }
-        self.check_range(CHUNK, addr, size, "chunk", c.path);
+        if self.check_range(CHUNK, addr, size, "chunk", c.path) {
+            self.chunk_data(addr, size, filter_mask, c);
+        }
         if let Some(off) = offset {
             for (i, (&o, (&dim, &ch))) in off.iter().zip(c.dims.iter().zip(&c.chunk)).enumerate() {
                 if o % ch != 0 || o >= dim.max(1).div_ceil(ch).saturating_mul(ch) {
@@ -275,6 +307,94 @@ impl Walker<'_> {
                     break;
                 }
             }
+        }
+    }
+
+    /// The heap IDs and references in one chunk (inside the file), decoding it first when
+    /// the dataset has filters and the options say how.
+    fn chunk_data(&mut self, addr: Addr, size: u64, filter_mask: u32, c: &Chunks) {
+        let Some(er) = c.refs else { return };
+        if self.data_exhausted {
+            return;
+        }
+        let decoder = self.opts.decode_chunk;
+        let (Some(p), Some(dec)) = (c.pipeline, decoder) else {
+            if c.filtered {
+                if !c.noted.replace(true) {
+                    self.report.notes.push(format!(
+                        "{}: filtered chunks are not decoded, so the variable-length values and references in them are not checked",
+                        c.path
+                    ));
+                }
+                return;
+            }
+            if !self.data_budget(size) {
+                return;
+            }
+            if let Ok(b) = self.bytes(CHUNK, addr, size) {
+                let n = c.chunk_bytes / er.size();
+                self.scan_elements(
+                    &b,
+                    n,
+                    er,
+                    Place {
+                        at: addr.0,
+                        path: c.path,
+                    },
+                    0,
+                );
+            }
+            return;
+        };
+        if !self.data_budget(size.saturating_add(c.chunk_bytes)) {
+            return;
+        }
+        let Ok(b) = self.bytes(CHUNK, addr, size) else {
+            return;
+        };
+        match (dec.0)(p, filter_mask, b.into_owned(), c.chunk_bytes as usize) {
+            Ok(data) => {
+                let n = c.chunk_bytes / er.size();
+                self.scan_elements(
+                    &data,
+                    n,
+                    er,
+                    Place {
+                        at: addr.0,
+                        path: c.path,
+                    },
+                    0,
+                );
+            }
+            Err(e) => {
+                if !c.noted.replace(true) {
+                    self.report.notes.push(format!(
+                        "{}: the chunk at {addr} does not decode ({e}); the variable-length values and references in such chunks are not checked",
+                        c.path
+                    ));
+                }
+            }
+        }
+    }
+
+    /// The heap IDs and references in `size` bytes of whole elements at `addr` (inside the
+    /// file), read in pieces.
+    fn scan_storage(&mut self, addr: Addr, size: u64, er: &ElementRefs<'_>, path: &str) {
+        const PIECE: u64 = 1 << 20;
+        let step = (PIECE / er.size().max(1)).max(1) * er.size();
+        let mut off = 0u64;
+        while off < size && !self.data_exhausted {
+            let len = step.min(size - off);
+            if !self.data_budget(len) {
+                return;
+            }
+            let at = Addr(addr.0 + off);
+            let Ok(b) = self.bytes(LAYOUT, at, len) else {
+                return;
+            };
+            let n = len / er.size().max(1);
+            self.scan_elements(&b, n, er, Place { at: at.0, path }, 0);
+            off += len;
         }
     }
 
@@ -354,19 +474,20 @@ impl Walker<'_> {
                     );
                 }
                 let off = &k.offsets[..rank.min(k.offsets.len())];
-                self.chunk(TREE, addr.0, child, u64::from(k.chunk_size), Some(off), c);
+                let size = u64::from(k.chunk_size);
+                self.chunk(TREE, addr.0, child, size, Some(off), k.filter_mask, c);
             }
         }
     }
 
     fn element(&mut self, structure: &'static str, from: u64, e: &ChunkElement, c: &Chunks) {
-        let (addr, size) = match *e {
-            ChunkElement::Chunk(a) => (a, c.chunk_bytes),
+        let (addr, size, mask) = match *e {
+            ChunkElement::Chunk(a) => (a, c.chunk_bytes, 0),
             ChunkElement::Filtered {
                 address,
                 chunk_size,
-                ..
-            } => (address, chunk_size),
+                filter_mask,
+            } => (address, chunk_size, filter_mask),
         };
         if c.filtered != matches!(e, ChunkElement::Filtered { .. }) && !addr.is_undef() {
             self.problem(
@@ -384,7 +505,7 @@ impl Walker<'_> {
                 ),
             );
         }
-        self.chunk(structure, from, addr, size, None, c);
+        self.chunk(structure, from, addr, size, None, mask, c);
     }
 
     fn elements(&mut self, structure: &'static str, from: u64, els: &BlockElements, c: &Chunks) {
@@ -631,14 +752,15 @@ impl Walker<'_> {
             );
         }
         for r in &records {
-            let (a, size, scaled) = match r {
-                Record::Chunk { address, scaled } => (*address, c.chunk_bytes, scaled),
+            let (a, size, mask, scaled) = match r {
+                Record::Chunk { address, scaled } => (*address, c.chunk_bytes, 0, scaled),
                 Record::FilteredChunk {
                     address,
                     chunk_size,
+                    filter_mask,
                     scaled,
                     ..
-                } => (*address, *chunk_size, scaled),
+                } => (*address, *chunk_size, *filter_mask, scaled),
                 _ => continue,
             };
             let offsets: Vec<u64> = scaled
@@ -646,7 +768,7 @@ impl Walker<'_> {
                 .zip(&c.chunk)
                 .map(|(&s, &ch)| s.saturating_mul(ch))
                 .collect();
-            self.chunk("v2 B-tree node", addr.0, a, size, Some(&offsets), c);
+            self.chunk("v2 B-tree node", addr.0, a, size, Some(&offsets), mask, c);
         }
     }
 }

@@ -1,5 +1,5 @@
 //! Fractal heaps (every block, huge objects, object lookup), version 2 B-trees (every node,
-//! record order and counts) and global heap collections.
+//! record order and counts).
 
 use std::collections::HashMap;
 
@@ -8,7 +8,6 @@ use crate::btree::v2::{self, Header, Record};
 use crate::heap::fractal::{
     Child, DirectBlock, FractalHeapHeader, HeapId, HeapIdLayout, IndirectBlock,
 };
-use crate::heap::global::GlobalHeapCollection;
 use crate::{limits, Addr, Error, ErrorKind, Result};
 
 const FRHP: &str = "fractal heap header";
@@ -242,6 +241,15 @@ impl Walker<'_> {
             huge: HashMap::new(),
         };
         self.heap_blocks(&heap, path);
+        let fsm = heap.header.free_space_manager;
+        if !fsm.is_undef() {
+            if let Ok(dt) = heap.header.doubling_table() {
+                let client = super::free_space::Client::Heap {
+                    heap_offset_size: dt.heap_off_size,
+                };
+                self.free_space_manager(fsm, client, path);
+            }
+        }
         if !heap.header.huge_btree.is_undef() {
             if let Some((_, recs)) = self.v2_btree(heap.header.huge_btree, &[1, 2, 3, 4], path) {
                 for r in recs {
@@ -472,46 +480,6 @@ impl Walker<'_> {
                 )),
                 None => Err(err(format!("huge object {id} is not in the heap's B-tree"))),
             },
-        }
-    }
-
-    /// Object `index` of the global heap collection at `addr`.
-    pub(crate) fn global_heap_object(
-        &mut self,
-        addr: Addr,
-        index: u32,
-        at: u64,
-        path: &str,
-    ) -> Option<Vec<u8>> {
-        const S: &str = "global heap collection";
-        self.budget();
-        let r = self.window(S, addr, 16).and_then(|head| {
-            let mut c = self.cursor(&head, addr);
-            c.skip(8)?;
-            let size = c.read_len()?;
-            let b = self.window(S, addr, size.min(limits::MAX_METADATA_BLOCK))?;
-            GlobalHeapCollection::parse(&mut self.cursor(&b, addr))
-        });
-        let g = match r {
-            Ok(g) => g,
-            Err(e) => {
-                self.error(e, S, addr.0, path);
-                return None;
-            }
-        };
-        let found = u16::try_from(index).ok().and_then(|i| g.object(i));
-        match found {
-            Some(o) => Some(o.data.clone()),
-            None => {
-                self.problem(
-                    S,
-                    addr.0,
-                    format!(
-                        "no object {index} in the collection (referenced at {at:#x}) (in {path})"
-                    ),
-                );
-                None
-            }
         }
     }
 }

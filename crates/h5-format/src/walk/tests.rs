@@ -197,6 +197,8 @@ fn caps_bound_the_work() {
         max_objects: 3,
         max_structures: 5,
         max_depth: 1,
+
+        ..Options::default()
     };
     let r = walk_with(&d, &opts);
     assert!(r.objects <= 3);
