@@ -314,3 +314,529 @@ fn reference_library_latest_format_files_are_sound() {
     assert!(count > 0);
     assert!(structures > 100, "{structures}");
 }
+
+// ---- free-space managers, global heaps, references, shared message lists ----------------
+
+/// The files of the `walk_files` oracle (`h5-oracle/c/walk_files.c`) in a directory of this
+/// test process, with the addresses of some contiguous datasets; `None` without the oracle.
+struct WalkFiles {
+    dir: PathBuf,
+    offsets: std::collections::HashMap<String, usize>,
+}
+
+impl WalkFiles {
+    fn read(&self, name: &str) -> Vec<u8> {
+        std::fs::read(self.dir.join(name)).expect("oracle file")
+    }
+
+    fn offset(&self, file: &str, dataset: &str) -> usize {
+        self.offsets[&format!("{file} {dataset}")]
+    }
+}
+
+fn walk_files() -> Option<&'static WalkFiles> {
+    static FILES: std::sync::OnceLock<Option<WalkFiles>> = std::sync::OnceLock::new();
+    FILES
+        .get_or_init(|| {
+            let exe = h5_oracle::require("walk_files oracle", h5_oracle::c_program("walk_files"))?;
+            let dir = std::env::temp_dir().join(format!("h5-walk-files-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).expect("temporary directory");
+            let out = h5_oracle::run(&exe, &[dir.to_str().expect("utf-8 path")], b"")
+                .expect("walk_files ran");
+            let mut offsets = std::collections::HashMap::new();
+            for line in String::from_utf8_lossy(&out).lines() {
+                let w: Vec<&str> = line.split(' ').collect();
+                if let ["offset", file, name, addr] = w[..] {
+                    offsets.insert(format!("{file} {name}"), addr.parse().expect("address"));
+                }
+            }
+            Some(WalkFiles { dir, offsets })
+        })
+        .as_ref()
+}
+
+fn all_positions(d: &[u8], sig: &[u8; 4]) -> Vec<usize> {
+    d.windows(4)
+        .enumerate()
+        .filter(|(_, w)| w == sig)
+        .map(|(i, _)| i)
+        .collect()
+}
+
+fn problems_with(r: &Report, structure: &str) -> Vec<String> {
+    r.problems
+        .iter()
+        .filter(|p| p.structure == structure)
+        .map(|p| p.to_string())
+        .collect()
+}
+
+#[test]
+fn walk_files_are_sound() {
+    let Some(w) = walk_files() else { return };
+    for name in [
+        "vlen.h5",
+        "sohm_list.h5",
+        "paged.h5",
+        "fsm.h5",
+        "vlen_filtered.h5",
+    ] {
+        let r = walk(&w.read(name));
+        assert!(r.is_sound(), "{name}: {:#?}", r.problems);
+    }
+    // Without a decoder, the filtered chunks of strings are noted, not read.
+    let r = walk(&w.read("vlen_filtered.h5"));
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n.contains("filtered chunks are not decoded")),
+        "{:?}",
+        r.notes
+    );
+}
+
+/// The free-space managers of a file and their section lists: (header offset, header, list).
+fn managers(d: &[u8]) -> Vec<(usize, FreeSpaceHeader, SectionList)> {
+    let s = Sizes::DEFAULT;
+    let mut out = Vec::new();
+    for at in all_positions(d, b"FSHD") {
+        let Ok(h) = FreeSpaceHeader::parse(&mut Cursor::new(&d[at..], at as u64, s)) else {
+            continue;
+        };
+        let Some(l) = h.section_list.get() else {
+            continue;
+        };
+        let classes = if h.client == crate::free_space::CLIENT_FILE {
+            SectionClasses::File
+        } else {
+            // Heaps of the test files address at most 4 GiB (heap offsets of 4 bytes).
+            SectionClasses::FractalHeap {
+                heap_offset_size: 4,
+            }
+        };
+        let l = l as usize;
+        if let Ok(list) = SectionList::parse(&mut Cursor::new(&d[l..], l as u64, s), &h, classes) {
+            out.push((at, h, list));
+        }
+    }
+    out
+}
+
+use crate::free_space::{FreeSpaceHeader, SectionClasses, SectionList};
+
+/// Write section list `l` of header `h` back in place.
+fn put_list(d: &mut [u8], h: &FreeSpaceHeader, l: &SectionList, classes: SectionClasses) {
+    let mut w = crate::Writer::new(Sizes::DEFAULT);
+    l.encode(&mut w, h, classes);
+    let at = h.section_list.0 as usize;
+    assert_eq!(w.len() as u64, h.section_list_used);
+    d[at..at + w.len()].copy_from_slice(w.as_slice());
+}
+
+/// The first manager of the file client with at least two sections.
+fn file_manager(d: &[u8]) -> (usize, FreeSpaceHeader, SectionList) {
+    managers(d)
+        .into_iter()
+        .find(|(_, h, l)| {
+            h.client == crate::free_space::CLIENT_FILE
+                && l.sets.iter().map(|s| s.sections.len()).sum::<usize>() >= 2
+        })
+        .expect("a file free-space manager with two sections")
+}
+
+#[test]
+fn free_space_section_past_the_end_of_file() {
+    let Some(w) = walk_files() else { return };
+    let mut d = w.read("paged.h5");
+    let (_, h, mut l) = file_manager(&d);
+    l.sets[0].sections[0].offset = d.len() as u64 + 0x10000;
+    put_list(&mut d, &h, &l, SectionClasses::File);
+    let r = walk(&d);
+    let p = problems_with(&r, "free-space section list");
+    assert_eq!(p.len(), 1, "{:#?}", r.problems);
+    assert!(
+        p[0].contains("runs past the end of its address space"),
+        "{p:?}"
+    );
+    assert!(
+        p[0].contains(&format!("at {:#x}:", h.section_list.0)),
+        "{p:?}"
+    );
+}
+
+#[test]
+fn free_space_sections_overlap() {
+    let Some(w) = walk_files() else { return };
+    let mut d = w.read("paged.h5");
+    let (_, h, mut l) = file_manager(&d);
+    // Move the second section onto the first.
+    let first = l.sets[0].sections[0].offset;
+    let second = if l.sets[0].sections.len() > 1 {
+        &mut l.sets[0].sections[1]
+    } else {
+        &mut l.sets[1].sections[0]
+    };
+    second.offset = first + 1;
+    put_list(&mut d, &h, &l, SectionClasses::File);
+    let r = walk(&d);
+    assert!(
+        has(&r, "free-space section list", "overlaps the section"),
+        "{:#?}",
+        r.problems
+    );
+}
+
+#[test]
+fn free_space_header_and_list_disagree() {
+    let Some(w) = walk_files() else { return };
+    let d0 = w.read("paged.h5");
+    let (at, h, _) = file_manager(&d0);
+    // One more section tracked than the list holds (the field widths stay the same).
+    let mut d = d0.clone();
+    let mut h2 = h.clone();
+    h2.total_sections += 1;
+    h2.serialized_sections += 1;
+    let mut wr = crate::Writer::new(Sizes::DEFAULT);
+    h2.encode(&mut wr);
+    d[at..at + wr.len()].copy_from_slice(wr.as_slice());
+    let r = walk(&d);
+    assert!(
+        has(&r, "free-space section list", "where the header counts"),
+        "{:#?}",
+        r.problems
+    );
+    // A byte of the list changed: its checksum no longer matches.
+    let mut d = d0.clone();
+    d[h.section_list.0 as usize + 14] ^= 0x40;
+    let r = walk(&d);
+    assert!(
+        has(&r, "free-space section list", "checksum"),
+        "{:#?}",
+        r.problems
+    );
+}
+
+#[test]
+fn fractal_heap_free_space_manager_is_checked() {
+    let Some(w) = walk_files() else { return };
+    let d0 = w.read("fsm.h5");
+    let (at, h, _) = managers(&d0)
+        .into_iter()
+        .find(|(_, h, _)| h.client == crate::free_space::CLIENT_FRACTAL_HEAP)
+        .expect("a fractal heap's free-space manager");
+    // The dense group's heap points at a manager of the file client.
+    let mut d = d0.clone();
+    let mut h2 = h.clone();
+    h2.client = crate::free_space::CLIENT_FILE;
+    let mut wr = crate::Writer::new(Sizes::DEFAULT);
+    h2.encode(&mut wr);
+    d[at..at + wr.len()].copy_from_slice(wr.as_slice());
+    let r = walk(&d);
+    let p = problems_with(&r, "free-space manager header");
+    assert_eq!(p.len(), 1, "{:#?}", r.problems);
+    assert!(p[0].contains("client 1 where 0 is expected") && p[0].contains("/dense"));
+    // A section of the heap past the heap's address space.
+    let mut d = d0.clone();
+    let (_, h, mut l) = managers(&d)
+        .into_iter()
+        .find(|(_, h, _)| h.client == crate::free_space::CLIENT_FRACTAL_HEAP)
+        .unwrap();
+    l.sets[0].sections[0].offset = (1u64 << h.address_space_bits) - 1;
+    let classes = SectionClasses::FractalHeap {
+        heap_offset_size: 4,
+    };
+    put_list(&mut d, &h, &l, classes);
+    let r = walk(&d);
+    assert!(
+        has(
+            &r,
+            "free-space section list",
+            "past the end of its address space"
+        ),
+        "{:#?}",
+        r.problems
+    );
+}
+
+/// Rewrite every object index of the global heap collection at `at` (adding 1000).
+fn renumber_collection(d: &mut [u8], at: usize) {
+    let size = u64_at(d, at + 8) as usize;
+    let mut p = at + 16;
+    while p + 16 <= at + size {
+        let index = u16::from_le_bytes([d[p], d[p + 1]]);
+        let len = u64_at(d, p + 8) as usize;
+        if index == 0 {
+            break;
+        }
+        d[p..p + 2].copy_from_slice(&(index + 1000).to_le_bytes());
+        p += 16 + len.div_ceil(8) * 8;
+    }
+}
+
+#[test]
+fn every_reference_to_a_global_heap_collection_is_followed() {
+    let Some(w) = walk_files() else { return };
+    let mut d = w.read("vlen.h5");
+    let gcol = all_positions(&d, b"GCOL");
+    assert_eq!(gcol.len(), 1);
+    renumber_collection(&mut d, gcol[0]);
+    let r = walk(&d);
+    let p = problems_with(&r, "global heap collection");
+    for path in [
+        "/strings_contiguous",
+        "/strings_compact",
+        "/strings_chunked",
+        "/sequences",
+        "/records",
+        "/nested",
+        "/region_refs",
+        "/, attribute \"labels\"",
+    ] {
+        assert!(
+            p.iter()
+                .any(|m| m.contains("no object") && m.contains(&format!("(in {path}"))),
+            "{path}: {p:#?}"
+        );
+    }
+    assert!(r
+        .problems
+        .iter()
+        .all(|p| p.structure == "global heap collection" && p.address == gcol[0] as u64));
+    // A bad signature is one problem for the collection, however many values use it.
+    let mut d = w.read("vlen.h5");
+    d[gcol[0]] = b'X';
+    let r = walk(&d);
+    let p = problems_with(&r, "global heap collection");
+    assert_eq!(p.len(), 1, "{:#?}", r.problems);
+    assert!(p[0].contains("signature"), "{p:?}");
+}
+
+#[test]
+fn variable_length_values_are_checked() {
+    let Some(w) = walk_files() else { return };
+    let d0 = w.read("vlen.h5");
+    let at = w.offset("vlen.h5", "strings_contiguous");
+    // Element 0: length 5 ("alpha"), collection address, object index.
+    assert_eq!(&d0[at..at + 4], &5u32.to_le_bytes());
+    let mut d = d0.clone();
+    d[at..at + 4].copy_from_slice(&500u32.to_le_bytes());
+    let r = walk(&d);
+    assert_eq!(r.problems.len(), 1, "{:#?}", r.problems);
+    let p = &r.problems[0];
+    assert_eq!(
+        (p.structure, p.address),
+        ("variable-length data", at as u64)
+    );
+    assert!(p.message.contains("500 items") && p.message.contains("holds 5 bytes"));
+    // A collection past the end of file.
+    let mut d = d0.clone();
+    put_u64(&mut d, at + 4, 1 << 40);
+    let r = walk(&d);
+    assert!(
+        has(&r, "global heap ID", "past the end of file"),
+        "{:#?}",
+        r.problems
+    );
+    // A nil heap ID for a value of 5 bytes.
+    let mut d = d0.clone();
+    put_u64(&mut d, at + 4, 0);
+    let r = walk(&d);
+    assert!(
+        has(&r, "variable-length data", "nil global heap ID"),
+        "{:#?}",
+        r.problems
+    );
+    // An object index the collection lacks, in the sequences.
+    let seq = w.offset("vlen.h5", "sequences");
+    let mut d = d0.clone();
+    d[seq + 12..seq + 16].copy_from_slice(&77u32.to_le_bytes());
+    let r = walk(&d);
+    assert!(
+        has(&r, "global heap collection", "no object 77"),
+        "{:#?}",
+        r.problems
+    );
+}
+
+#[test]
+fn object_references_must_point_at_object_headers() {
+    let Some(w) = walk_files() else { return };
+    let d0 = w.read("vlen.h5");
+    let at = w.offset("vlen.h5", "object_refs");
+    let mut d = d0.clone();
+    // The superblock's second half is no object header.
+    put_u64(&mut d, at, 0x10);
+    let r = walk(&d);
+    assert_eq!(r.problems.len(), 1, "{:#?}", r.problems);
+    assert_eq!(r.problems[0].structure, "object reference");
+    assert!(r.problems[0]
+        .message
+        .contains("points to 0x10, which is not an object header"));
+    // Past the end of file.
+    put_u64(&mut d, at + 8, 1 << 40);
+    let r = walk(&d);
+    assert!(
+        has(&r, "object reference", "past the end of file"),
+        "{:#?}",
+        r.problems
+    );
+    // A region reference's heap object names its dataset: point it elsewhere.
+    let reg = w.offset("vlen.h5", "region_refs");
+    let gcol = u64_at(&d0, reg) as usize;
+    let index = u32::from_le_bytes(d0[reg + 8..reg + 12].try_into().unwrap());
+    // Find the object in the collection and overwrite the dataset address it holds.
+    let mut d = d0.clone();
+    let mut p = gcol + 16;
+    loop {
+        let i = u16::from_le_bytes([d[p], d[p + 1]]);
+        let len = u64_at(&d, p + 8) as usize;
+        if u32::from(i) == index {
+            put_u64(&mut d, p + 16, 0x18);
+            break;
+        }
+        assert_ne!(i, 0, "region object not found");
+        p += 16 + len.div_ceil(8) * 8;
+    }
+    let r = walk(&d);
+    assert!(
+        has(&r, "region reference", "points to 0x18"),
+        "{:#?}",
+        r.problems
+    );
+}
+
+#[test]
+fn data_caps_bound_the_work() {
+    let Some(w) = walk_files() else { return };
+    let d = w.read("vlen.h5");
+    let opts = Options {
+        max_references: 3,
+        ..Options::default()
+    };
+    let r = walk_with(&d, &opts);
+    assert!(r.is_sound());
+    assert!(r.notes.iter().any(|n| n.contains("stopped reading data")));
+    let opts = Options {
+        max_data_bytes: 16,
+        ..Options::default()
+    };
+    let r = walk_with(&d, &opts);
+    assert!(r.notes.iter().any(|n| n.contains("stopped reading data")));
+}
+
+#[test]
+fn filtered_chunks_go_through_the_decoder() {
+    let Some(w) = walk_files() else { return };
+    let d = w.read("vlen_filtered.h5");
+    // A decoder that fails: noted, not a problem.
+    fn failing(
+        _: &crate::message::filter_pipeline::FilterPipeline,
+        _: u32,
+        _: Vec<u8>,
+        _: usize,
+    ) -> std::result::Result<Vec<u8>, String> {
+        Err("no codec here".into())
+    }
+    let opts = Options {
+        decode_chunk: Some(ChunkDecoder(failing)),
+        ..Options::default()
+    };
+    let r = walk_with(&d, &opts);
+    assert!(r.is_sound());
+    assert!(
+        r.notes.iter().any(|n| n.contains("no codec here")),
+        "{:?}",
+        r.notes
+    );
+    // A decoder that yields values with a bad heap ID: reported.
+    fn bad_values(
+        _: &crate::message::filter_pipeline::FilterPipeline,
+        _: u32,
+        _: Vec<u8>,
+        n: usize,
+    ) -> std::result::Result<Vec<u8>, String> {
+        let mut v = vec![0u8; n];
+        v[0] = 3;
+        v[4] = 0x10;
+        Ok(v)
+    }
+    let opts = Options {
+        decode_chunk: Some(ChunkDecoder(bad_values)),
+        ..Options::default()
+    };
+    let r = walk_with(&d, &opts);
+    assert!(
+        has(&r, "global heap collection", "signature"),
+        "{:#?}",
+        r.problems
+    );
+}
+
+/// The list index of sohm_list.h5: (list offset, number of records).
+fn sohm_list(d: &[u8]) -> (usize, usize) {
+    let smli = all_positions(d, b"SMLI");
+    let smtb = all_positions(d, b"SMTB")[0];
+    // Entries of 30 bytes after the signature: "Number of Messages" at 12, index at 14.
+    for i in 0..2 {
+        let e = smtb + 4 + 30 * i;
+        let index = u64_at(d, e + 14) as usize;
+        if d[e + 1] == 0 && smli.contains(&index) {
+            let count = u16::from_le_bytes([d[e + 12], d[e + 13]]) as usize;
+            if count > 0 {
+                return (index, count);
+            }
+        }
+    }
+    panic!("no list index with records");
+}
+
+#[test]
+fn shared_message_list_records_are_checked() {
+    let Some(w) = walk_files() else { return };
+    let d0 = w.read("sohm_list.h5");
+    let (at, count) = sohm_list(&d0);
+    let e = 17; // location, hash, and 12 bytes
+    let end = at + 4 + count * e;
+    let resum = |d: &mut Vec<u8>| {
+        let sum = crate::checksum::checksum(&d[at..end]);
+        d[end..end + 4].copy_from_slice(&sum.to_le_bytes());
+    };
+    // A wrong hash.
+    let mut d = d0.clone();
+    assert_eq!(d[at + 4], 0, "a message in the heap");
+    d[at + 5] ^= 0xff;
+    resum(&mut d);
+    let r = walk(&d);
+    let p = problems_with(&r, "shared message record");
+    assert_eq!(p.len(), 1, "{:#?}", r.problems);
+    assert!(p[0].contains("is not the hash"), "{p:?}");
+    assert!(p[0].contains(&format!("at {:#x}:", at + 4)), "{p:?}");
+    // A reference count of 0.
+    let mut d = d0.clone();
+    d[at + 9..at + 13].copy_from_slice(&[0; 4]);
+    resum(&mut d);
+    let r = walk(&d);
+    assert!(
+        has(&r, "shared message record", "reference count 0"),
+        "{:#?}",
+        r.problems
+    );
+    // A heap ID outside the heap.
+    let mut d = d0.clone();
+    d[at + 13 + 1..at + 13 + 5].copy_from_slice(&[0xff, 0xff, 0xff, 0x7f]);
+    resum(&mut d);
+    let r = walk(&d);
+    assert_eq!(r.problems.len(), 1, "{:#?}", r.problems);
+    let p = &r.problems[0];
+    assert_eq!((p.structure, p.address), ("fractal heap ID", at as u64 + 4));
+    assert!(p.message.contains("past the"), "{p}");
+    // The checksum.
+    let mut d = d0.clone();
+    d[end] ^= 1;
+    let r = walk(&d);
+    assert!(
+        has(&r, "shared message list", "checksum"),
+        "{:#?}",
+        r.problems
+    );
+}
