@@ -1,8 +1,12 @@
 //! `h5 check [-v] FILE`: walk every structure reachable from the superblock and list what is
 //! wrong, one line per problem (`<structure> at <0xaddr>: <what is wrong>`), then a summary.
 //! Exit status: 0 for a sound file, 1 when problems were found, 2 for a usage or I/O error.
+//! Filtered chunks of datasets whose values hold variable-length data or references are
+//! decoded with the reading codecs, so those values are checked too.
 
-use h5::format::walk::{self, Options};
+use h5::format::message::filter_pipeline::FilterPipeline;
+use h5::format::walk::{self, ChunkDecoder, Options};
+use h5::io::filter::{decode_chunk, ChunkInfo};
 
 const USAGE: &str = "usage: h5 check [-v] FILE";
 
@@ -40,7 +44,11 @@ pub fn run(args: &[String]) -> i32 {
             return 2;
         }
     };
-    let report = walk::walk_with(&data, &Options::default());
+    let opts = Options {
+        decode_chunk: Some(ChunkDecoder(decode)),
+        ..Options::default()
+    };
+    let report = walk::walk_with(&data, &opts);
     for p in &report.problems {
         println!("{p}");
     }
@@ -69,4 +77,15 @@ pub fn run(args: &[String]) -> i32 {
     } else {
         1
     }
+}
+
+/// The walk's chunk decoder: the reading pipeline of `h5-io`.
+fn decode(
+    pipeline: &FilterPipeline,
+    filter_mask: u32,
+    data: Vec<u8>,
+    expected: usize,
+) -> Result<Vec<u8>, String> {
+    let filters = h5::io::dataset::io_filters(pipeline);
+    decode_chunk(&filters, filter_mask, data, &ChunkInfo::new(expected)).map_err(|e| e.to_string())
 }

@@ -335,3 +335,40 @@ fn usage_and_io_errors_exit_2() {
         .expect("run");
     assert_eq!(st.status.code(), Some(2));
 }
+
+/// Variable-length strings stored only in deflated chunks (`h5-oracle/c/walk_files.c`): `h5
+/// check` decodes the chunks, so a global heap collection whose objects lost their indexes is
+/// reported with the dataset that refers to it.
+#[test]
+fn values_in_filtered_chunks_are_checked() {
+    let Some(exe) = h5_oracle::require("walk_files oracle", h5_oracle::c_program("walk_files"))
+    else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("h5-check-walk-files-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    h5_oracle::run(&exe, &[dir.to_str().expect("utf-8 path")], b"").expect("walk_files ran");
+    let good = dir.join("vlen_filtered.h5");
+    let r = check(&good);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert!(!r.stdout.contains("note:"), "{}", r.stdout);
+    let mut d = std::fs::read(&good).expect("oracle file");
+    let at = d
+        .windows(4)
+        .position(|w| w == b"GCOL")
+        .expect("a collection");
+    // The first object's index (after the 16-byte collection header).
+    d[at + 16] = 99;
+    let bad = dir.join("bad_filtered.h5");
+    std::fs::write(&bad, &d).expect("write");
+    let r = check(&bad);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(
+        r.stdout.lines().any(|l| l
+            .starts_with(&format!("global heap collection at {at:#x}: no object 1 "))
+            && l.contains("/strings_deflated")),
+        "{}",
+        r.stdout
+    );
+}

@@ -383,10 +383,8 @@ impl Walker<'_> {
             Ok(g) => {
                 let g = Rc::new(g);
                 if self.gcol_bytes.saturating_add(size) > limits::MAX_WALK_GLOBAL_HEAP_CACHE {
-                    for v in self.gcols.values_mut() {
-                        if let Some(c) = v {
-                            *c = None;
-                        }
+                    for c in self.gcols.values_mut().flatten() {
+                        *c = None;
                     }
                     self.gcol_bytes = 0;
                 }

@@ -257,6 +257,7 @@ impl Walker<'_> {
 
     /// One chunk: inside the end of file, and (when its offset is known) on the chunk grid
     /// and inside the dataspace.
+    #[allow(clippy::too_many_arguments)]
     fn chunk(
         &mut self,
         structure: &'static str,
