@@ -333,7 +333,7 @@ impl Walker<'_> {
                 return;
             }
             if let Ok(b) = self.bytes(CHUNK, addr, size) {
-                let n = c.chunk_bytes / er.size();
+                let n = c.chunk_bytes / er.size().max(1);
                 self.scan_elements(
                     &b,
                     n,
@@ -355,7 +355,7 @@ impl Walker<'_> {
         };
         match (dec.0)(p, filter_mask, b.into_owned(), c.chunk_bytes as usize) {
             Ok(data) => {
-                let n = c.chunk_bytes / er.size();
+                let n = c.chunk_bytes / er.size().max(1);
                 self.scan_elements(
                     &data,
                     n,

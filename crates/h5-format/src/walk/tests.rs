@@ -840,3 +840,32 @@ fn shared_message_list_records_are_checked() {
         r.problems
     );
 }
+
+#[test]
+fn corruptions_of_the_new_structures_are_survived() {
+    // Flip bytes in and around the free-space managers, section lists, shared message lists,
+    // global heap collections and data of the oracle files: the walk never panics.
+    let Some(w) = walk_files() else { return };
+    for name in ["vlen.h5", "sohm_list.h5", "paged.h5", "fsm.h5"] {
+        let d = w.read(name);
+        let mut starts: Vec<usize> = [b"FSHD", b"FSSE", b"SMLI", b"SMTB", b"GCOL"]
+            .iter()
+            .flat_map(|s| all_positions(&d, s))
+            .collect();
+        starts.extend(
+            w.offsets
+                .iter()
+                .filter(|(k, _)| k.starts_with(name))
+                .map(|(_, &v)| v),
+        );
+        for s in starts {
+            for i in (s..(s + 200).min(d.len())).step_by(3) {
+                for x in [0x01u8, 0x80, 0xff] {
+                    let mut b = d.clone();
+                    b[i] ^= x;
+                    let _ = walk(&b);
+                }
+            }
+        }
+    }
+}
