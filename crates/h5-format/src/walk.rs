@@ -35,7 +35,6 @@ use std::fmt;
 use std::rc::Rc;
 
 use crate::driver_info::{DriverData, DriverInfoBlock};
-use crate::heap::global::GlobalHeapCollection;
 use crate::message::attribute::{Attribute, MaybeShared};
 use crate::message::dataspace::{Dataspace, DataspaceKind};
 use crate::message::datatype::{disk_size, DatatypeMessage};
@@ -255,7 +254,7 @@ pub(crate) struct Walker<'a> {
     exhausted: bool,
     /// Global heap collections checked, by address: `None` for one that failed (already a
     /// problem), `Some(None)` for a sound one dropped from the cache.
-    gcols: HashMap<u64, Option<Option<Rc<GlobalHeapCollection>>>>,
+    gcols: HashMap<u64, Option<Option<Rc<data::Gcol>>>>,
     /// Bytes of the collections cached in `gcols`.
     gcol_bytes: u64,
     /// Reference targets checked, by address: whether an object header parses there.

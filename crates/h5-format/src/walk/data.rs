@@ -4,6 +4,7 @@
 //! object headers. The data is read from compact and contiguous storage, unfiltered chunks
 //! (filtered ones through [`super::Options::decode_chunk`]) and attribute values.
 
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use super::Walker;
@@ -95,6 +96,11 @@ fn collect<'t>(
         }
         _ => {}
     }
+}
+
+/// A checked global heap collection with its objects by index.
+pub(crate) struct Gcol {
+    objects: HashMap<u16, Vec<u8>>,
 }
 
 /// Where scanned data lies, for problems: the address to name and the object's path.
@@ -341,11 +347,7 @@ impl Walker<'_> {
     /// The global heap collection at `addr`, checked (signature, version, size inside the
     /// end of file, objects inside the collection, no index twice) the first time it is
     /// reached; `None` for one that failed (a problem the first time).
-    pub(crate) fn global_heap_collection(
-        &mut self,
-        addr: Addr,
-        path: &str,
-    ) -> Option<Rc<GlobalHeapCollection>> {
+    pub(crate) fn global_heap_collection(&mut self, addr: Addr, path: &str) -> Option<Rc<Gcol>> {
         let quiet = match self.gcols.get(&addr.0) {
             Some(None) => return None,
             Some(Some(Some(g))) => return Some(g.clone()),
@@ -381,7 +383,9 @@ impl Walker<'_> {
             .and_then(|b| GlobalHeapCollection::parse(&mut self.cursor(&b, addr)));
         match r {
             Ok(g) => {
-                let g = Rc::new(g);
+                let g = Rc::new(Gcol {
+                    objects: g.objects.into_iter().map(|o| (o.index, o.data)).collect(),
+                });
                 if self.gcol_bytes.saturating_add(size) > limits::MAX_WALK_GLOBAL_HEAP_CACHE {
                     for c in self.gcols.values_mut().flatten() {
                         *c = None;
@@ -421,9 +425,9 @@ impl Walker<'_> {
             return None;
         }
         let g = self.global_heap_collection(addr, path)?;
-        let found = u16::try_from(index).ok().and_then(|i| g.object(i));
+        let found = u16::try_from(index).ok().and_then(|i| g.objects.get(&i));
         match found {
-            Some(o) => Some(o.data.clone()),
+            Some(o) => Some(o.clone()),
             None => {
                 self.problem(
                     GCOL,
