@@ -945,9 +945,34 @@ impl<'a> Walker<'a> {
 
     /// An attribute: its data is as large as its dataspace times its datatype.
     pub(crate) fn attribute(&mut self, at: u64, a: &Attribute, path: &str) {
-        let (MaybeShared::Inline(dt), MaybeShared::Inline(space)) = (&a.datatype, &a.dataspace)
-        else {
-            return;
+        // A datatype or dataspace shared elsewhere is resolved quietly: its own problems are
+        // reported where it is stored.
+        let dt = match &a.datatype {
+            MaybeShared::Inline(dt) => Cow::Borrowed(dt),
+            MaybeShared::Shared(s) => match s.location {
+                SharedLocation::Committed(c) => match self.committed_datatype(c) {
+                    Some(t) => Cow::Owned(t),
+                    None => return,
+                },
+                SharedLocation::Heap(id) => {
+                    match self.sohm_message(MessageType::DATATYPE, &id, at, path) {
+                        Some(Ok(Message::Datatype(t))) => Cow::Owned(t),
+                        _ => return,
+                    }
+                }
+            },
+        };
+        let space = match &a.dataspace {
+            MaybeShared::Inline(s) => Cow::Borrowed(s),
+            MaybeShared::Shared(s) => match s.location {
+                SharedLocation::Heap(id) => {
+                    match self.sohm_message(MessageType::DATASPACE, &id, at, path) {
+                        Some(Ok(Message::Dataspace(d))) => Cow::Owned(d),
+                        _ => return,
+                    }
+                }
+                SharedLocation::Committed(_) => return,
+            },
         };
         let name = String::from_utf8_lossy(&a.name);
         check_datatype(self, "attribute message", at, &dt.datatype, path);
@@ -971,7 +996,7 @@ impl<'a> Walker<'a> {
                 ),
             );
         }
-        check_dataspace(self, "attribute message", at, space, path);
+        check_dataspace(self, "attribute message", at, &space, path);
         if let Some(er) = data::element_refs(&dt.datatype, self.sizes) {
             if self.data_budget(a.data.len() as u64) {
                 let where_ = format!("{path}, attribute {name:?}");

@@ -83,6 +83,16 @@ static void vlen_file(void) {
     CHECK(a);
     CHECK(H5Awrite(a, str, words));
     H5Aclose(a);
+    /* An attribute of strings whose datatype is committed (a shared datatype message). */
+    hid_t named = H5Tcopy(str);
+    CHECK(H5Tcommit2(f, "string_type", named, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    hid_t seqd = H5Dopen2(f, "sequences", H5P_DEFAULT);
+    a = H5Acreate2(seqd, "named_labels", named, space, H5P_DEFAULT, H5P_DEFAULT);
+    CHECK(a);
+    CHECK(H5Awrite(a, str, words + 3));
+    H5Aclose(a);
+    H5Dclose(seqd);
+    H5Tclose(named);
     H5Sclose(space);
     /* Object and region references. */
     hobj_ref_t objs[2];

@@ -591,6 +591,7 @@ fn every_reference_to_a_global_heap_collection_is_followed() {
         "/nested",
         "/region_refs",
         "/, attribute \"labels\"",
+        "/sequences, attribute \"named_labels\"",
     ] {
         assert!(
             p.iter()
