@@ -870,3 +870,32 @@ fn corruptions_of_the_new_structures_are_survived() {
         }
     }
 }
+
+#[test]
+fn revised_references_are_followed() {
+    // Revised attribute references keep their blocks in a global heap collection.
+    let Some(mut d) = corpus_file("h5dump-develop", "trefer_attr.h5") else {
+        eprintln!("corpus not found; skipping");
+        return;
+    };
+    assert!(walk(&d).is_sound(), "{:#?}", walk(&d).problems);
+    let at = all_positions(&d, b"GCOL")[0];
+    renumber_collection(&mut d, at);
+    let r = walk(&d);
+    assert!(
+        has(&r, "global heap collection", "no object"),
+        "{:#?}",
+        r.problems
+    );
+    // The reference library's test of a reference to a deleted object: the token of the
+    // revised object reference points where the object's header was.
+    let Some(d) = corpus_file("h5dump-develop", "trefer_obj_del.h5") else {
+        return;
+    };
+    let r = walk(&d);
+    assert_eq!(r.problems.len(), 1, "{:#?}", r.problems);
+    assert_eq!(r.problems[0].structure, "reference");
+    assert!(r.problems[0]
+        .message
+        .contains("points to 0x320, which is not an object header"));
+}
