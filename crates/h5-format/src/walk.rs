@@ -1000,7 +1000,11 @@ impl<'a> Walker<'a> {
         if let Some(er) = data::element_refs(&dt.datatype, self.sizes) {
             if self.data_budget(a.data.len() as u64) {
                 let where_ = format!("{path}, attribute {name:?}");
-                let place = data::Place { at, path: &where_ };
+                let place = data::Place {
+                    at,
+                    path: &where_,
+                    in_file: false,
+                };
                 self.scan_elements(&a.data, n, &er, place, 0);
             }
         }

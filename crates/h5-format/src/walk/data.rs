@@ -108,6 +108,9 @@ pub(crate) struct Gcol {
 pub(crate) struct Place<'p> {
     pub(crate) at: u64,
     pub(crate) path: &'p str,
+    /// Whether the data itself starts at `at` (raw data in the file), so each element's own
+    /// address can be named; otherwise `at` is the message or element that holds it.
+    pub(crate) in_file: bool,
 }
 
 impl ElementRefs<'_> {
@@ -170,14 +173,23 @@ impl Walker<'_> {
                 let Some(b) = usize::try_from(base + off).ok().and_then(|s| data.get(s..)) else {
                     continue;
                 };
-                self.slot(b, slot, place, depth);
+                let here = if place.in_file {
+                    Place {
+                        at: place.at.saturating_add(base + off),
+                        in_file: false,
+                        ..place
+                    }
+                } else {
+                    place
+                };
+                self.slot(b, slot, here, depth);
             }
         }
     }
 
     fn slot(&mut self, b: &[u8], slot: Slot<'_>, place: Place<'_>, depth: usize) {
         let sizes = self.sizes;
-        let Place { at, path } = place;
+        let Place { at, path, .. } = place;
         let mut c = Cursor::new(b, at, sizes);
         match slot {
             Slot::Sequence(_) | Slot::String => {
@@ -263,7 +275,7 @@ impl Walker<'_> {
     }
 
     fn revised_reference(&mut self, c: &mut Cursor<'_>, place: Place<'_>) {
-        let Place { at, path } = place;
+        let Place { at, path, .. } = place;
         let (Ok(ref_type), Ok(flags)) = (c.read_u8(), c.read_u8()) else {
             return;
         };
@@ -323,7 +335,7 @@ impl Walker<'_> {
     /// A reference's target: an object header must parse at `target` (checked once per
     /// target; the first reference to a bad one is reported).
     fn reference_target(&mut self, s: &'static str, target: Addr, place: Place<'_>) {
-        let Place { at, path } = place;
+        let Place { at, path, .. } = place;
         if self.targets.contains_key(&target.0) {
             return;
         }

@@ -87,7 +87,11 @@ impl Walker<'_> {
         };
         let need = n.checked_mul(elem);
         let refs = element_refs(&dt.datatype, self.sizes);
-        let place = Place { at, path };
+        let place = Place {
+            at,
+            path,
+            in_file: false,
+        };
         match &layout.class {
             LayoutClass::Compact { data, .. } => {
                 if need != Some(data.len() as u64) {
@@ -341,6 +345,7 @@ impl Walker<'_> {
                     Place {
                         at: addr.0,
                         path: c.path,
+                        in_file: true,
                     },
                     0,
                 );
@@ -363,6 +368,7 @@ impl Walker<'_> {
                     Place {
                         at: addr.0,
                         path: c.path,
+                        in_file: false,
                     },
                     0,
                 );
@@ -394,7 +400,17 @@ impl Walker<'_> {
                 return;
             };
             let n = len / er.size().max(1);
-            self.scan_elements(&b, n, er, Place { at: at.0, path }, 0);
+            self.scan_elements(
+                &b,
+                n,
+                er,
+                Place {
+                    at: at.0,
+                    path,
+                    in_file: true,
+                },
+                0,
+            );
             off += len;
         }
     }

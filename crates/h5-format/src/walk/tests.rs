@@ -629,6 +629,12 @@ fn variable_length_values_are_checked() {
         ("variable-length data", at as u64)
     );
     assert!(p.message.contains("500 items") && p.message.contains("holds 5 bytes"));
+    // The problem names the element's own address (element 2: "gamma").
+    let mut d = d0.clone();
+    d[at + 32..at + 36].copy_from_slice(&600u32.to_le_bytes());
+    let r = walk(&d);
+    assert_eq!(r.problems.len(), 1, "{:#?}", r.problems);
+    assert_eq!(r.problems[0].address, at as u64 + 32);
     // A collection past the end of file.
     let mut d = d0.clone();
     put_u64(&mut d, at + 4, 1 << 40);
