@@ -264,6 +264,9 @@ pub(crate) struct Walker<'a> {
     references: usize,
     /// Set when the data caps were reached (noted once).
     data_exhausted: bool,
+    /// The file's free sections (address, size, section list), to compare with the
+    /// structures in use once the walk is over.
+    free_sections: Vec<(u64, u64, u64)>,
 }
 
 /// Decoded messages of one header, with the raw message each came from.
@@ -308,6 +311,7 @@ impl<'a> Walker<'a> {
             data_bytes: 0,
             references: 0,
             data_exhausted: false,
+            free_sections: Vec::new(),
         }
     }
 
@@ -480,6 +484,7 @@ impl<'a> Walker<'a> {
             }
             self.object(p);
         }
+        self.free_space_in_use();
         self.report
     }
 

@@ -255,6 +255,9 @@ impl Walker<'_> {
                 if matches!(client, Client::File) || s.kind == 0 {
                     ranges.push((s.offset, set.size));
                 }
+                if matches!(client, Client::File) {
+                    self.free_sections.push((s.offset, set.size, at));
+                }
             }
         }
         if bad > 1 {
@@ -288,6 +291,53 @@ impl Walker<'_> {
                 );
                 break;
             }
+        }
+    }
+
+    /// Free space must not hold anything in use: no object header or other structure the walk
+    /// visited may start inside a free section of the file.
+    pub(crate) fn free_space_in_use(&mut self) {
+        if self.free_sections.is_empty() {
+            return;
+        }
+        let mut sections = std::mem::take(&mut self.free_sections);
+        sections.sort_unstable();
+        let mut used: Vec<(u64, &'static str)> = self
+            .headers
+            .iter()
+            .map(|&a| (a, "object header"))
+            .chain(self.seen.iter().map(|&(k, a)| (a, k)))
+            .chain(self.gcols.keys().map(|&a| (a, "global heap collection")))
+            .collect();
+        used.sort_unstable();
+        let mut found = Vec::new();
+        for (a, kind) in used {
+            // The last section starting at or before `a`.
+            let i = sections.partition_point(|s| s.0 <= a);
+            if let Some(&(off, size, list)) = i.checked_sub(1).and_then(|i| sections.get(i)) {
+                if a < off.saturating_add(size) {
+                    found.push((list, off, size, a, kind));
+                }
+            }
+        }
+        for (list, off, size, a, kind) in found.iter().take(16) {
+            self.problem(
+                FSSE,
+                *list,
+                format!(
+                    "the free section at {off:#x} of {size} bytes holds the {kind} at {a:#x}, which is in use"
+                ),
+            );
+        }
+        if found.len() > 16 {
+            self.problem(
+                FSSE,
+                found[0].0,
+                format!(
+                    "{} more structures in use lie in free sections",
+                    found.len() - 16
+                ),
+            );
         }
     }
 }

@@ -465,6 +465,36 @@ fn free_space_section_past_the_end_of_file() {
 }
 
 #[test]
+fn free_space_must_not_hold_structures_in_use() {
+    let Some(w) = walk_files() else { return };
+    let mut d = w.read("paged.h5");
+    let (at, h, mut l) = file_manager(&d);
+    // A free section over the manager's own header.
+    l.sets[0].sections[0].offset = at as u64;
+    put_list(&mut d, &h, &l, SectionClasses::File);
+    let r = walk(&d);
+    assert!(
+        has(
+            &r,
+            "free-space section list",
+            &format!("holds the free-space manager header at {at:#x}, which is in use")
+        ),
+        "{:#?}",
+        r.problems
+    );
+    // And over a global heap collection in use.
+    let Some(w) = walk_files() else { return };
+    let d = w.read("vlen.h5");
+    let gcol = all_positions(&d, b"GCOL")[0] as u64;
+    let mut walker = Walker::new(Source::Slice(&d), Options::default());
+    walker.free_sections.push((gcol - 8, 64, 0x1234));
+    let r = walker.run();
+    let p = problems_with(&r, "free-space section list");
+    assert_eq!(p.len(), 1, "{:#?}", r.problems);
+    assert!(p[0].contains(&format!("holds the global heap collection at {gcol:#x}")));
+}
+
+#[test]
 fn free_space_sections_overlap() {
     let Some(w) = walk_files() else { return };
     let mut d = w.read("paged.h5");
