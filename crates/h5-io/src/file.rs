@@ -32,6 +32,12 @@ pub struct OpenOptions {
     pub external_links: bool,
     /// Do not verify fletcher32 checksums of chunks.
     pub skip_checksums: bool,
+    /// Virtual datasets: the extent of an unlimited dimension stops at the first missing
+    /// source (`H5D_VDS_FIRST_MISSING`) instead of reaching the last available one.
+    pub vds_first_missing: bool,
+    /// Virtual datasets: how many missing printf-named sources in a row are skipped while
+    /// looking for more (`H5Pset_virtual_printf_gap`).
+    pub vds_gap: u64,
 }
 
 impl OpenOptions {
@@ -241,6 +247,11 @@ impl File {
     /// The superblock.
     pub fn superblock(&self) -> &Superblock {
         &self.inner.superblock
+    }
+
+    /// The superblock extension (version 2 and 3 superblocks), if any.
+    pub fn superblock_extension(&self) -> Option<&SuperblockExtension> {
+        self.inner.extension.as_ref()
     }
 
     /// The path the file was opened from.
