@@ -249,6 +249,51 @@ impl File {
         &self.inner.superblock
     }
 
+    /// Open a file another file names (an external link target, a virtual dataset source)
+    /// where the reference library looks for it (`H5F_prefix_open_file`): an absolute name
+    /// as is (else by its last component); then under each directory of the environment
+    /// variable `env` (a `:`-separated list, `${ORIGIN}` standing for this file's directory);
+    /// then in this file's directory; then relative to the working directory. `None` when
+    /// no candidate opens.
+    pub fn open_prefixed(&self, name: &str, env: &str) -> Option<File> {
+        let opts = self.options().clone();
+        let try_open = |p: &Path| -> Option<File> {
+            if p.is_file() {
+                File::open_with(p, opts.clone()).ok()
+            } else {
+                None
+            }
+        };
+        let mut name = name.to_string();
+        let given = Path::new(&name);
+        if given.is_absolute() {
+            if let Some(f) = try_open(given) {
+                return Some(f);
+            }
+            name = given
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+        }
+        let own_dir = self
+            .path()
+            .and_then(|p| p.parent())
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        if let Ok(list) = std::env::var(env) {
+            for prefix in list.split(':').filter(|p| !p.is_empty()) {
+                let prefix = prefix.replace("${ORIGIN}", &own_dir.to_string_lossy());
+                if let Some(f) = try_open(&Path::new(&prefix).join(&name)) {
+                    return Some(f);
+                }
+            }
+        }
+        if let Some(f) = try_open(&own_dir.join(&name)) {
+            return Some(f);
+        }
+        try_open(Path::new(&name))
+    }
+
     /// The superblock extension (version 2 and 3 superblocks), if any.
     pub fn superblock_extension(&self) -> Option<&SuperblockExtension> {
         self.inner.extension.as_ref()
