@@ -144,8 +144,10 @@ impl Dataset {
             Some(Message::FilterPipeline(p)) => io_filters(p),
             _ => Vec::new(),
         };
-        let fill = match obj.message(MessageType::FILL_VALUE) {
-            Ok(Some(Message::FillValue(f))) => FillValue {
+        // A fill value message that does not decode makes the dataset unopenable, as in the
+        // reference library (`H5D__open_oid`: "can't retrieve message").
+        let fill = match obj.message(MessageType::FILL_VALUE)? {
+            Some(Message::FillValue(f)) => FillValue {
                 alloc_time: match f.alloc_time {
                     alloc_time::EARLY => AllocTime::Early,
                     alloc_time::LATE => AllocTime::Late,
@@ -160,9 +162,16 @@ impl Dataset {
                 defined: f.defined,
                 value: f.value.clone().filter(|v| !v.is_empty()),
             },
-            Ok(_) | Err(_) => {
-                let old = match obj.message(MessageType::FILL_VALUE_OLD) {
-                    Ok(Some(Message::FillValueOld(f))) if !f.value.is_empty() => {
+            _ => {
+                let old = match obj.message(MessageType::FILL_VALUE_OLD)? {
+                    Some(Message::FillValueOld(f)) if !f.value.is_empty() => {
+                        ensure!(
+                            f.value.len() as u64 == disk_size(&datatype, loc.file.sizes()),
+                            Format,
+                            "old fill value of {} bytes for a datatype of {}",
+                            f.value.len(),
+                            disk_size(&datatype, loc.file.sizes())
+                        );
                         Some(f.value.clone())
                     }
                     _ => None,

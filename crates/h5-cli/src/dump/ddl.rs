@@ -1998,6 +1998,14 @@ pub fn dataspace_text(s: &Space) -> String {
 
 /// The name h5dump gives an integer, float or bitfield type.
 pub fn atomic_name(dt: &Datatype) -> String {
+    if let Datatype::Float(f) = dt {
+        if *f == h5::types::predefined::VAX_F32 {
+            return "H5T_VAX_F32".into();
+        }
+        if *f == h5::types::predefined::VAX_F64 {
+            return "H5T_VAX_F64".into();
+        }
+    }
     if let Some(n) = h5::types::predefined::ddl_name(dt) {
         if n.starts_with("H5T_STD_")
             || n.starts_with("H5T_IEEE_F32")

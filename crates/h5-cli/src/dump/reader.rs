@@ -575,6 +575,10 @@ impl DumpFile for ReaderFile {
                 (rc, flags & 0x04 != 0)
             }
         };
+        if kind == ObjKind::Dataset {
+            // Opening an object opens a dataset fully (`H5Oopen` -> `H5D_open`).
+            self.dataset_obj(id)?;
+        }
         let comment = match obj.message(MessageType::COMMENT) {
             Ok(Some(Message::Comment(c))) => {
                 let b = &c.comment;
