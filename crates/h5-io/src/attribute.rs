@@ -106,6 +106,8 @@ fn build(file: &File, path: &str, m: &AttrMessage, order: Option<u64>) -> Result
             _ => return Err(Error::new(ErrorKind::Format, "shared datatype is not one")),
         },
     };
+    crate::object::check_datatype(&datatype)
+        .map_err(|e| Error::new(ErrorKind::Format, format!("attribute {name:?}: {e}")))?;
     let fspace = match &m.dataspace {
         MaybeShared::Inline(d) => d.clone(),
         MaybeShared::Shared(s) => match resolve_shared(file, MessageType::DATASPACE, s, 0)? {

@@ -214,6 +214,9 @@ impl File {
             }
             _ => None,
         };
+        if let Some(ext) = &extension {
+            check_cache_image(ext, &raw)?;
+        }
         if driver.is_none() {
             if let Some(d) = extension.as_ref().and_then(|e| e.driver_info.as_ref()) {
                 driver = Some(d.data.clone());
@@ -612,6 +615,32 @@ fn heap_pipeline(h: &FractalHeapHeader, sizes: Sizes) -> Result<Vec<crate::filte
         sizes,
     ))?;
     Ok(crate::dataset::io_filters(&p))
+}
+
+/// A metadata cache image (message 0x0018 in the superblock extension) must lie inside the
+/// file: the reference library reads it before any object (`H5C__load_cache_image`).
+fn check_cache_image(ext: &SuperblockExtension, raw: &RawFile) -> Result<()> {
+    for m in &ext.other {
+        let h5_format::message::Message::Unknown { kind, raw: body } = m else {
+            continue;
+        };
+        if kind.0 != 0x18 {
+            continue;
+        }
+        let mut c = raw.cursor(body, Addr(0));
+        let _version = c.read_u8()?;
+        let addr = c.read_addr()?;
+        let len = c.read_len()?;
+        if let Some(a) = addr.get() {
+            ensure!(
+                a.checked_add(len).is_some_and(|e| e <= raw.end()),
+                Format,
+                "metadata cache image of {len} bytes at {a:#x} extends past the end of the file ({:#x})",
+                raw.end()
+            );
+        }
+    }
+    Ok(())
 }
 
 /// `name%05d.h5` (or `%d`) with the member number 0.

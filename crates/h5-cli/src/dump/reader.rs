@@ -579,6 +579,9 @@ impl DumpFile for ReaderFile {
             // Opening an object opens a dataset fully (`H5Oopen` -> `H5D_open`).
             self.dataset_obj(id)?;
         }
+        if kind == ObjKind::NamedDatatype {
+            h5::io::dataset::datatype_of(&obj).map_err(msg)?;
+        }
         let comment = match obj.message(MessageType::COMMENT) {
             Ok(Some(Message::Comment(c))) => {
                 let b = &c.comment;
