@@ -497,6 +497,10 @@ impl<'a> Dumper<'a> {
             Datatype::VarLen(v) => {
                 buf.push_str("H5T_VLEN { ");
                 self.print_datatype(buf, info, ctx, &v.base().clone().into(), true);
+                // HDF5 2.x closes a sequence of complex numbers with " }".
+                if matches!(v.base(), Datatype::Complex(_)) {
+                    buf.push(' ');
+                }
                 buf.push('}');
             }
             Datatype::Array(a) => {

@@ -361,6 +361,11 @@ pub trait DumpFile {
     fn root(&self) -> ObjId;
     /// Basic information about an object.
     fn object_info(&self, id: ObjId) -> ModelResult<ObjInfo>;
+    /// What kind of object this is, from its header alone (`H5Oget_info`), even when the object
+    /// cannot be opened.
+    fn object_kind(&self, id: ObjId) -> ModelResult<ObjKind> {
+        self.object_info(id).map(|i| i.kind)
+    }
     /// The links of a group, in the given order.
     fn links(&self, group: ObjId, order: IndexOrder) -> ModelResult<Vec<Link>>;
     /// The attributes of an object, in the given order.

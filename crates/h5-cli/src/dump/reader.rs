@@ -604,6 +604,16 @@ impl DumpFile for ReaderFile {
         })
     }
 
+    fn object_kind(&self, id: ObjId) -> ModelResult<ObjKind> {
+        let obj = self.file.object(Addr(id)).map_err(msg)?;
+        match obj.kind() {
+            ObjectKind::Group => Ok(ObjKind::Group),
+            ObjectKind::Dataset => Ok(ObjKind::Dataset),
+            ObjectKind::Datatype => Ok(ObjKind::NamedDatatype),
+            ObjectKind::Unknown => Err(format!("object at {:#x} of unknown kind", id)),
+        }
+    }
+
     fn links(&self, group: ObjId, order: IndexOrder) -> ModelResult<Vec<Link>> {
         let g = Group::at(self.loc(group)).map_err(msg)?;
         let links = match order {
