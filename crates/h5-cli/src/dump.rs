@@ -714,6 +714,8 @@ pub fn run_with(args: &[String], open: &Opener<'_>) -> Outcome {
         };
         let mut d = Dumper::new(file.as_ref(), cmd.opts.clone());
         d.ext_open = Some(open);
+        d.file_key = ddl::file_key(fname);
+        d.root_key = d.file_key.clone();
         if let Err(e) = d.build_tables() {
             d.error_msg(&e);
             d.status = 1;
