@@ -1389,7 +1389,10 @@ impl<'a> Dumper<'a> {
             self.out
                 .render_element(info, ctx, "DATA {", ncols, i, elmt_counter);
             ctx.need_prefix = true;
+            // The region's values go where data goes (`-o`); its header stays in the DDL.
+            let saved = std::mem::replace(&mut self.out.dest, self.opts.data_dest.clone());
             self.region_data(info, ctx, dataset, &d, sel);
+            self.out.dest = saved;
             ctx.need_prefix = true;
             self.out
                 .render_element(&noidx, ctx, "}", ncols, i, elmt_counter);

@@ -265,6 +265,18 @@ pub fn binary_form(dt: &Datatype, bytes: &[u8], form: &str) -> Vec<u8> {
     ) && file_order.is_some()
         && want.is_some()
         && file_order != want;
+    if let Datatype::String(t) = dt {
+        if !t.is_variable() && t.pad() == StrPad::NullTerm {
+            // A null-terminated string is written up to its terminator
+            // (`render_bin_output`).
+            let mut out = Vec::with_capacity(bytes.len());
+            for e in bytes.chunks(size) {
+                let n = e.iter().position(|&c| c == 0).unwrap_or(e.len());
+                out.extend_from_slice(&e[..n]);
+            }
+            return out;
+        }
+    }
     let mut out = bytes.to_vec();
     if swap {
         for chunk in out.chunks_mut(size) {
