@@ -717,8 +717,12 @@ pub fn run_with(args: &[String], open: &Opener<'_>) -> Outcome {
         d.file_key = ddl::file_key(fname);
         d.root_key = d.file_key.clone();
         if let Err(e) = d.build_tables() {
+            // h5dump stops when it cannot build its object tables ("internal error").
             d.error_msg(&e);
-            d.status = 1;
+            outcome.stderr.push_str(&d.err);
+            outcome.stderr.push_str("h5dump error: internal error\n");
+            outcome.status = 1;
+            return outcome;
         }
         d.out.put(&format!("HDF5 \"{}\" {{", fname));
         if let Some(level) = cmd.contents {

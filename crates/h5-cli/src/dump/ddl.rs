@@ -501,10 +501,12 @@ impl<'a> Dumper<'a> {
                 continue;
             };
             let full = format!("{}/{}", path, l.name);
-            let oi = match self.file.object_info(id) {
-                Ok(o) => o,
-                Err(_) => continue,
-            };
+            // An object that cannot be opened makes the traversal fail, as `H5Lvisit` with
+            // h5dump's `find_objs_cb` does.
+            let oi = self
+                .file
+                .object_info(id)
+                .map_err(|e| format!("unable to open \"{}\": {}", full, e))?;
             let already = seen.contains_key(&id);
             if already {
                 continue;
@@ -1307,6 +1309,19 @@ impl<'a> Dumper<'a> {
                                 self.dump_data(info, ctx, &dt2, &d.space, DataSource::Dataset(id));
                                 ctx.indent_level -= 1;
                             }
+                        } else {
+                            // `h5tools_dump_data` on a group or named datatype: an empty
+                            // DATA block (it has no dataspace to print).
+                            ctx.indent_level += 1;
+                            let dt2 = dt.clone();
+                            self.dump_data(
+                                info,
+                                ctx,
+                                &dt2,
+                                &Space::Null,
+                                DataSource::Attr(Ok(Vec::new())),
+                            );
+                            ctx.indent_level -= 1;
                         }
                     }
                 }
