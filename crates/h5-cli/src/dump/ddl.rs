@@ -170,6 +170,51 @@ pub fn file_key(name: &str) -> String {
         .unwrap_or_else(|_| name.to_string())
 }
 
+/// Open the file an external link in file `from` (its identity) names, where the reference
+/// library looks (`H5F_prefix_open_file`): an absolute name as is; a relative one under each
+/// directory of `HDF5_EXT_PREFIX`, then next to `from`, then from the working directory.
+/// Returns the file and its identity.
+fn open_external(
+    open: &super::Opener<'_>,
+    from: &str,
+    name: &str,
+) -> Option<(Box<dyn DumpFile>, String)> {
+    let p = std::path::Path::new(name);
+    let mut candidates = Vec::new();
+    if p.is_absolute() {
+        candidates.push(name.to_string());
+    } else {
+        let own_dir = std::path::Path::new(from)
+            .parent()
+            .map(|d| d.display().to_string())
+            .unwrap_or_default();
+        if let Ok(list) = std::env::var("HDF5_EXT_PREFIX") {
+            for prefix in list.split(':').filter(|x| !x.is_empty()) {
+                let prefix = prefix.replace("${ORIGIN}", &own_dir);
+                candidates.push(
+                    std::path::Path::new(&prefix)
+                        .join(name)
+                        .display()
+                        .to_string(),
+                );
+            }
+        }
+        if !own_dir.is_empty() {
+            candidates.push(
+                std::path::Path::new(&own_dir)
+                    .join(name)
+                    .display()
+                    .to_string(),
+            );
+        }
+        candidates.push(name.to_string());
+    }
+    candidates
+        .into_iter()
+        .filter(|c| std::path::Path::new(c).exists())
+        .find_map(|c| open(&c).ok().map(|f| (f, file_key(&c))))
+}
+
 /// How many soft and external links one path may traverse (`H5L_NUM_LINKS`).
 const MAX_LINK_HOPS: usize = 16;
 
@@ -233,13 +278,13 @@ fn resolve_across(
                 if *hops > MAX_LINK_HOPS {
                     return Err(Unreachable::TooManyLinks);
                 }
-                let f = open(&fname).map_err(|_| {
+                let (f, k) = open_external(open, &key, &fname).ok_or_else(|| {
                     Unreachable::NotFound(format!(
                         "unable to open external file, external link file name = '{}'",
                         fname
                     ))
                 })?;
-                let (f, k, id) = resolve_across(open, f, file_key(&fname), &p, hops)?;
+                let (f, k, id) = resolve_across(open, f, k, &p, hops)?;
                 file = f;
                 key = k;
                 cur = id;
@@ -293,7 +338,7 @@ impl<'a> Dumper<'a> {
         let Some(open) = self.ext_open else {
             return;
         };
-        let Ok(target) = open(file) else {
+        let Some((target, target_key)) = open_external(open, &self.file_key, file) else {
             self.diag(&[
                 ("H5Oopen", "unable to open object"),
                 (
@@ -307,7 +352,7 @@ impl<'a> Dumper<'a> {
             return;
         };
         let mut hops = 1;
-        let (tfile, key, id) = match resolve_across(open, target, file_key(file), path, &mut hops) {
+        let (tfile, key, id) = match resolve_across(open, target, target_key, path, &mut hops) {
             Ok(r) => r,
             Err(Unreachable::TooManyLinks) => {
                 if self.opts.error_stack {
