@@ -254,8 +254,32 @@ impl Index {
         if let Index::Map(m) = self {
             return Ok(m.values().map(|c| c.size).fold(0u64, u64::saturating_add));
         }
-        if let Index::Single(c) = self {
-            return Ok(c.map_or(0, |c| c.size));
+        match self {
+            Index::Single(c) => return Ok(c.map_or(0, |c| c.size)),
+            Index::Fixed {
+                elements,
+                chunk_bytes,
+                ..
+            } => {
+                return Ok(elements
+                    .iter()
+                    .filter_map(|e| e.and_then(|e| element_location(e, *chunk_bytes)))
+                    .map(|c| c.size)
+                    .fold(0u64, u64::saturating_add))
+            }
+            Index::Implicit {
+                base,
+                chunk_bytes,
+                nchunks,
+                ..
+            } => {
+                return Ok(if base.is_undef() {
+                    0
+                } else {
+                    nchunks.saturating_mul(*chunk_bytes)
+                })
+            }
+            _ => {}
         }
         let counts = chunk_counts(dims, chunk);
         let n = counts

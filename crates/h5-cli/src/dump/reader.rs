@@ -53,7 +53,11 @@ pub struct ReaderFile {
     /// Base file datatypes of variable-length sequences handed out in descriptors.
     types: RefCell<Vec<Datatype>>,
     datasets: RefCell<HashMap<u64, Dataset>>,
+    infos: RefCell<HashMap<u64, DatasetInfo>>,
 }
+
+/// How many opened datasets the adapter keeps.
+const MAX_OPEN_DATASETS: usize = 64;
 
 fn msg<E: std::fmt::Display>(e: E) -> String {
     e.to_string()
@@ -88,6 +92,7 @@ impl ReaderFile {
             file,
             types: RefCell::new(Vec::new()),
             datasets: RefCell::new(HashMap::new()),
+            infos: RefCell::new(HashMap::new()),
         }
     }
 
@@ -108,7 +113,12 @@ impl ReaderFile {
             return Ok(d.clone());
         }
         let d = Dataset::at(self.loc(id)).map_err(msg)?;
-        self.datasets.borrow_mut().insert(id, d.clone());
+        let mut cache = self.datasets.borrow_mut();
+        // Opened datasets keep their chunk indexes: bound what stays open.
+        if cache.len() >= MAX_OPEN_DATASETS {
+            cache.clear();
+        }
+        cache.insert(id, d.clone());
         Ok(d)
     }
 
@@ -309,6 +319,58 @@ impl ReaderFile {
             alloc_time: layout_default,
             fill_time: 2,
             value: None,
+        })
+    }
+
+    fn dataset_info(&self, id: ObjId) -> ModelResult<DatasetInfo> {
+        let d = self.dataset_obj(id)?;
+        let mdt = self.model_type(d.datatype())?;
+        let external = self.external(&d)?;
+        let layout = match &d.layout().class {
+            LayoutClass::Compact { .. } => Layout::Compact,
+            LayoutClass::Contiguous { address, .. } => Layout::Contiguous {
+                offset: if external.is_empty() {
+                    address.get()
+                } else {
+                    None
+                },
+            },
+            LayoutClass::Chunked { .. } => Layout::Chunked {
+                dims: d.chunk_dims().unwrap_or_default(),
+            },
+            LayoutClass::Virtual {
+                heap_address,
+                heap_index,
+            } => Layout::Virtual {
+                mappings: self.vds_mappings(*heap_address, *heap_index)?,
+            },
+        };
+        let filters = d
+            .filters()
+            .iter()
+            .map(|f| Filter {
+                id: f.id.0,
+                name: f
+                    .name
+                    .clone()
+                    .filter(|n| !n.is_empty())
+                    .or_else(|| filter_name(f.id.0).map(str::to_string)),
+                cd_values: f.client_data.clone(),
+            })
+            .collect();
+        let fill = self.fill_info(&d, &mdt)?;
+        let storage_size = d.storage_size().map_err(msg)?;
+        Ok(DatasetInfo {
+            datatype: TypeRef {
+                datatype: mdt,
+                committed: self.committed_type(id),
+            },
+            space: space_of(d.dataspace()),
+            layout,
+            filters,
+            fill,
+            storage_size,
+            external,
         })
     }
 
@@ -669,55 +731,12 @@ impl DumpFile for ReaderFile {
     }
 
     fn dataset(&self, id: ObjId) -> ModelResult<DatasetInfo> {
-        let d = self.dataset_obj(id)?;
-        let mdt = self.model_type(d.datatype())?;
-        let external = self.external(&d)?;
-        let layout = match &d.layout().class {
-            LayoutClass::Compact { .. } => Layout::Compact,
-            LayoutClass::Contiguous { address, .. } => Layout::Contiguous {
-                offset: if external.is_empty() {
-                    address.get()
-                } else {
-                    None
-                },
-            },
-            LayoutClass::Chunked { .. } => Layout::Chunked {
-                dims: d.chunk_dims().unwrap_or_default(),
-            },
-            LayoutClass::Virtual {
-                heap_address,
-                heap_index,
-            } => Layout::Virtual {
-                mappings: self.vds_mappings(*heap_address, *heap_index)?,
-            },
-        };
-        let filters = d
-            .filters()
-            .iter()
-            .map(|f| Filter {
-                id: f.id.0,
-                name: f
-                    .name
-                    .clone()
-                    .filter(|n| !n.is_empty())
-                    .or_else(|| filter_name(f.id.0).map(str::to_string)),
-                cd_values: f.client_data.clone(),
-            })
-            .collect();
-        let fill = self.fill_info(&d, &mdt)?;
-        let storage_size = d.storage_size().map_err(msg)?;
-        Ok(DatasetInfo {
-            datatype: TypeRef {
-                datatype: mdt,
-                committed: self.committed_type(id),
-            },
-            space: space_of(d.dataspace()),
-            layout,
-            filters,
-            fill,
-            storage_size,
-            external,
-        })
+        if let Some(i) = self.infos.borrow().get(&id) {
+            return Ok(i.clone());
+        }
+        let info = self.dataset_info(id)?;
+        self.infos.borrow_mut().insert(id, info.clone());
+        Ok(info)
     }
 
     fn read(&self, id: ObjId, start: &[u64], count: &[u64]) -> ModelResult<Vec<u8>> {
