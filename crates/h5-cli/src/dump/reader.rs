@@ -908,3 +908,92 @@ impl DumpFile for ReaderFile {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use h5::types::{ByteOrder, CharSet, IntegerType, Sign, StrPad, StringType};
+
+    fn fixture(name: &str) -> Option<ReaderFile> {
+        let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../h5-io/tests/fixtures/h5py")
+            .join(name);
+        open(p.to_str()?, &OpenSettings::default()).ok()
+    }
+
+    fn child(f: &ReaderFile, name: &str) -> ObjId {
+        let l = f.links(f.root(), IndexOrder::Name).unwrap();
+        match l.into_iter().find(|l| l.name == name).unwrap().target {
+            LinkTarget::Hard(id) => id,
+            other => panic!("{name} is {other:?}"),
+        }
+    }
+
+    #[test]
+    fn memory_form_of_compounds_with_variable_length_members() {
+        let i4: Datatype =
+            IntegerType::new(4, ByteOrder::LittleEndian, Sign::TwosComplement).into();
+        let vs: Datatype = StringType::variable(StrPad::NullTerm, CharSet::Ascii).into();
+        // On disk: a (4) | s (16) | b (4); in memory the string is a pointer of 8 bytes.
+        let mut c = CompoundType::new(24).unwrap();
+        c.insert("a", 0, i4.clone()).unwrap();
+        c.insert("s", 4, vs).unwrap();
+        c.insert("b", 20, i4).unwrap();
+        let m = model_type(&c.into(), Sizes::DEFAULT).unwrap();
+        let m = m.as_compound().unwrap();
+        assert_eq!(m.size(), 16);
+        let offs: Vec<usize> = m.members().iter().map(|x| x.offset()).collect();
+        assert_eq!(offs, [0, 4, 12]);
+    }
+
+    #[test]
+    fn variable_length_strings_and_sequences_through_descriptors() {
+        let Some(f) = fixture("attributes_types.h5") else {
+            return;
+        };
+        let root = f.root();
+        let attrs = f.attributes(root, IndexOrder::Name).unwrap();
+        let a = attrs.iter().find(|a| a.name == "vlen_strings").unwrap();
+        assert_eq!(a.datatype.datatype.size(), 8);
+        let data = f.attribute_data(root, "vlen_strings").unwrap();
+        assert_eq!(data.len(), 3 * 8);
+        let strings: Vec<Vec<u8>> = data
+            .chunks(8)
+            .map(|d| f.vlen_data(d).unwrap().unwrap())
+            .collect();
+        assert_eq!(strings, [b"a".to_vec(), b"bb".to_vec(), b"ccc".to_vec()]);
+
+        let Some(f) = fixture("datatypes.h5") else {
+            return;
+        };
+        let id = child(&f, "vlen_int");
+        let info = f.dataset(id).unwrap();
+        let n = info.space.npoints() as usize;
+        let data = f
+            .read(id, &vec![0; info.space.dims().len()], info.space.dims())
+            .unwrap();
+        assert_eq!(data.len(), n * 16);
+        let first = f.vlen_data(&data[..16]).unwrap().unwrap();
+        assert!(!first.is_empty() && first.len() % 4 == 0);
+    }
+
+    #[test]
+    fn references_resolve_to_objects_and_regions() {
+        let Some(f) = fixture("datatypes.h5") else {
+            return;
+        };
+        let target = child(&f, "ref_target");
+        let id = child(&f, "object_refs");
+        let info = f.dataset(id).unwrap();
+        let data = f.read(id, &[0], &info.space.dims()[..1]).unwrap();
+        let t = f.dereference(&data[..8]).unwrap();
+        assert!(matches!(t, Some(RefTarget::Object(_))));
+        let id = child(&f, "region_refs");
+        let info = f.dataset(id).unwrap();
+        let data = f.read(id, &[0], &info.space.dims()[..1]).unwrap();
+        match f.dereference(&data[..12]).unwrap() {
+            Some(RefTarget::Region { dataset, .. }) => assert_eq!(dataset, target),
+            other => panic!("{other:?}"),
+        }
+    }
+}
