@@ -7,6 +7,7 @@
 pub mod ddl;
 pub mod memory;
 pub mod model;
+pub mod reader;
 pub mod render;
 pub mod value;
 
@@ -59,6 +60,8 @@ pub struct Command {
     pub xml: bool,
     /// `-n`: list the contents.
     pub contents: Option<u32>,
+    /// How files are opened (`--filedriver`, `--vds-view-first-missing`, `--vds-gap-size`).
+    pub open: reader::OpenSettings,
 }
 
 /// Outcome of parsing: a command, or an exit with messages.
@@ -341,7 +344,7 @@ pub fn parse(args: &[String]) -> Parsed {
                 cmd.handlers.push(Handler::Dataset(name, sub));
                 last_was_dset = true;
             }
-            'f' => {}
+            'f' => cmd.open.driver = arg,
             'O' => {
                 cmd.opts.ddl_dest = match &arg {
                     Some(f) => Dest::File(f.clone()),
@@ -418,7 +421,9 @@ pub fn parse(args: &[String]) -> Parsed {
                     None => true,
                 };
             }
-            'v' | 'G' | 'D' | 'X' | 'F' => {
+            'v' => cmd.open.vds_first_missing = true,
+            'G' => cmd.open.vds_gap = arg.as_deref().map(atoi).unwrap_or(0).max(0) as u64,
+            'D' | 'X' | 'F' => {
                 if opt == 'D' || opt == 'X' {
                     cmd.opts.ncols = 0;
                 }
@@ -709,9 +714,15 @@ pub fn run_with(args: &[String], open: &Opener<'_>) -> Outcome {
         };
         let mut d = Dumper::new(file.as_ref(), cmd.opts.clone());
         d.ext_open = Some(open);
+        d.file_key = ddl::file_key(fname);
+        d.root_key = d.file_key.clone();
         if let Err(e) = d.build_tables() {
+            // h5dump stops when it cannot build its object tables ("internal error").
             d.error_msg(&e);
-            d.status = 1;
+            outcome.stderr.push_str(&d.err);
+            outcome.stderr.push_str("h5dump error: internal error\n");
+            outcome.status = 1;
+            return outcome;
         }
         d.out.put(&format!("HDF5 \"{}\" {{", fname));
         if let Some(level) = cmd.contents {
@@ -1118,7 +1129,12 @@ impl Dumper<'_> {
 
 /// `h5 dump` with the real file reader.
 pub fn run(args: &[String]) -> i32 {
-    let open = |name: &str| -> Result<Box<dyn DumpFile>, String> { open_file(name) };
+    let settings = match parse(args) {
+        Parsed::Run(c) => c.open.clone(),
+        Parsed::Exit(..) => reader::OpenSettings::default(),
+    };
+    let open =
+        |name: &str| -> Result<Box<dyn DumpFile>, String> { open_file_with(name, &settings) };
     let o = run_with(args, &open);
     for (name, data) in &o.files {
         if let Err(e) = std::fs::write(name, data) {
@@ -1130,13 +1146,17 @@ pub fn run(args: &[String]) -> i32 {
     o.status
 }
 
-/// Open a file for dumping. The adapter from the file reader to [`DumpFile`] plugs in here;
-/// until it exists, every file fails to open the way h5dump reports a file it cannot read.
+/// Open a file for dumping with the default settings.
 pub fn open_file(name: &str) -> Result<Box<dyn DumpFile>, String> {
-    Err(format!(
-        "unable to open file \"{}\": no file reader is linked in",
-        name
-    ))
+    open_file_with(name, &reader::OpenSettings::default())
+}
+
+/// Open a file for dumping with the reader.
+pub fn open_file_with(
+    name: &str,
+    settings: &reader::OpenSettings,
+) -> Result<Box<dyn DumpFile>, String> {
+    Ok(Box::new(reader::open(name, settings)?))
 }
 
 #[cfg(test)]

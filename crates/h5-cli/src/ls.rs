@@ -16,9 +16,32 @@ pub fn list(file: &dyn DumpFile) -> Result<String, String> {
     Ok(out)
 }
 
+/// A name as h5ls prints it (`print_string` with escaped spaces): quotes, backslashes, spaces
+/// and control characters escaped, other bytes that are not printable ASCII in octal. Returns
+/// the text.
+fn escape(name: &str) -> String {
+    let mut s = String::new();
+    for &b in name.as_bytes() {
+        match b {
+            b'"' => s.push_str("\\\""),
+            b'\\' => s.push_str("\\\\"),
+            8 => s.push_str("\\b"),
+            12 => s.push_str("\\f"),
+            b'\n' => s.push_str("\\n"),
+            b'\r' => s.push_str("\\r"),
+            b'\t' => s.push_str("\\t"),
+            b' ' => s.push_str("\\ "),
+            0x21..=0x7e => s.push(b as char),
+            _ => s.push_str(&format!("\\{:03o}", b)),
+        }
+    }
+    s
+}
+
 fn line(out: &mut String, name: &str, what: &str) {
+    let name = escape(name);
     let n = name.len();
-    out.push_str(name);
+    out.push_str(&name);
     out.push_str(&" ".repeat(24usize.saturating_sub(n)));
     out.push(' ');
     out.push_str(what);
@@ -59,18 +82,27 @@ fn walk(
         let full = format!("{}/{}", path, l.name);
         match l.target {
             LinkTarget::Hard(id) => {
-                let info = file.object_info(id)?;
-                let kind = match info.kind {
+                let kind = file.object_kind(id)?;
+                let kind_name = match kind {
                     ObjKind::Group => "Group",
                     ObjKind::Dataset => "Dataset",
                     ObjKind::NamedDatatype => "Type",
                 };
                 if let Some(first) = seen.get(&id) {
-                    line(out, &full, &format!("{}, same as {}", kind, first));
+                    line(
+                        out,
+                        &full,
+                        &format!("{}, same as {}", kind_name, escape(first)),
+                    );
                     continue;
                 }
                 seen.insert(id, full.clone());
-                match info.kind {
+                // An object that cannot be opened (`H5Oopen` fails).
+                if file.object_info(id).is_err() {
+                    line(out, &full, &format!("{} *ERROR*", kind_name));
+                    continue;
+                }
+                match kind {
                     ObjKind::Group => {
                         line(out, &full, "Group");
                         walk(file, id, &full, seen, out)?;
@@ -84,7 +116,8 @@ fn walk(
             }
             LinkTarget::Soft(t) => line(out, &full, &format!("Soft Link {{{}}}", t)),
             LinkTarget::External { file: f, path: p } => {
-                line(out, &full, &format!("External Link {{{}//{}}}", f, p))
+                let sep = if p.starts_with('/') { "/" } else { "//" };
+                line(out, &full, &format!("External Link {{{}{}{}}}", f, sep, p))
             }
             LinkTarget::UserDefined(_) => line(out, &full, "UD Link {cannot follow UD links}"),
         }

@@ -24,6 +24,7 @@ pub struct Attribute {
     space: Dataspace,
     data: Vec<u8>,
     creation_order: Option<u64>,
+    committed: Option<h5_format::Addr>,
 }
 
 impl Attribute {
@@ -50,6 +51,12 @@ impl Attribute {
     /// The creation order, when the object tracks it.
     pub fn creation_order(&self) -> Option<u64> {
         self.creation_order
+    }
+
+    /// The header address of the committed (named) datatype the attribute's datatype is,
+    /// when it is one.
+    pub fn committed_type(&self) -> Option<h5_format::Addr> {
+        self.committed
     }
 
     /// The file holding the attribute (for variable-length data and references).
@@ -85,6 +92,13 @@ impl Attribute {
 
 fn build(file: &File, path: &str, m: &AttrMessage, order: Option<u64>) -> Result<Attribute> {
     let name = String::from_utf8_lossy(&m.name).into_owned();
+    let committed = match &m.datatype {
+        MaybeShared::Shared(s) => match s.location {
+            h5_format::message::shared::SharedLocation::Committed(a) => Some(a),
+            h5_format::message::shared::SharedLocation::Heap(_) => None,
+        },
+        MaybeShared::Inline(_) => None,
+    };
     let datatype = match &m.datatype {
         MaybeShared::Inline(d) => d.datatype.clone(),
         MaybeShared::Shared(s) => match resolve_shared(file, MessageType::DATATYPE, s, 0)? {
@@ -92,6 +106,8 @@ fn build(file: &File, path: &str, m: &AttrMessage, order: Option<u64>) -> Result
             _ => return Err(Error::new(ErrorKind::Format, "shared datatype is not one")),
         },
     };
+    crate::object::check_datatype(&datatype)
+        .map_err(|e| Error::new(ErrorKind::Format, format!("attribute {name:?}: {e}")))?;
     let fspace = match &m.dataspace {
         MaybeShared::Inline(d) => d.clone(),
         MaybeShared::Shared(s) => match resolve_shared(file, MessageType::DATASPACE, s, 0)? {
@@ -118,6 +134,7 @@ fn build(file: &File, path: &str, m: &AttrMessage, order: Option<u64>) -> Result
         space,
         data: m.data[..need as usize].to_vec(),
         creation_order: order,
+        committed,
     })
 }
 

@@ -249,6 +249,61 @@ impl Index {
         }
     }
 
+    /// The sum of the stored sizes of the chunks of a dataset of extent `dims`.
+    pub(crate) fn total_size(&self, file: &File, dims: &[u64], chunk: &[u64]) -> Result<u64> {
+        if let Index::Map(m) = self {
+            return Ok(m.values().map(|c| c.size).fold(0u64, u64::saturating_add));
+        }
+        match self {
+            Index::Single(c) => return Ok(c.map_or(0, |c| c.size)),
+            Index::Fixed {
+                elements,
+                chunk_bytes,
+                ..
+            } => {
+                return Ok(elements
+                    .iter()
+                    .filter_map(|e| e.and_then(|e| element_location(e, *chunk_bytes)))
+                    .map(|c| c.size)
+                    .fold(0u64, u64::saturating_add))
+            }
+            Index::Implicit {
+                base,
+                chunk_bytes,
+                nchunks,
+                ..
+            } => {
+                return Ok(if base.is_undef() {
+                    0
+                } else {
+                    nchunks.saturating_mul(*chunk_bytes)
+                })
+            }
+            _ => {}
+        }
+        let counts = chunk_counts(dims, chunk);
+        let n = counts
+            .iter()
+            .try_fold(1u64, |a, &c| a.checked_mul(c))
+            .filter(|&n| n <= 1 << 24)
+            .ok_or_else(|| Error::new(ErrorKind::LimitExceeded, "too many chunks to size"))?;
+        let mut scaled = vec![0u64; counts.len()];
+        let mut total = 0u64;
+        for _ in 0..n {
+            if let Some(c) = self.lookup(file, &scaled)? {
+                total = total.saturating_add(c.size);
+            }
+            for k in (0..scaled.len()).rev() {
+                scaled[k] += 1;
+                if scaled[k] < counts[k] {
+                    break;
+                }
+                scaled[k] = 0;
+            }
+        }
+        Ok(total)
+    }
+
     /// The chunk at scaled coordinates `scaled`, `None` when it was never written.
     pub(crate) fn lookup(&self, file: &File, scaled: &[u64]) -> Result<Option<ChunkLocation>> {
         match self {

@@ -144,8 +144,10 @@ impl Dataset {
             Some(Message::FilterPipeline(p)) => io_filters(p),
             _ => Vec::new(),
         };
-        let fill = match obj.message(MessageType::FILL_VALUE) {
-            Ok(Some(Message::FillValue(f))) => FillValue {
+        // A fill value message that does not decode makes the dataset unopenable, as in the
+        // reference library (`H5D__open_oid`: "can't retrieve message").
+        let fill = match obj.message(MessageType::FILL_VALUE)? {
+            Some(Message::FillValue(f)) => FillValue {
                 alloc_time: match f.alloc_time {
                     alloc_time::EARLY => AllocTime::Early,
                     alloc_time::LATE => AllocTime::Late,
@@ -160,9 +162,16 @@ impl Dataset {
                 defined: f.defined,
                 value: f.value.clone().filter(|v| !v.is_empty()),
             },
-            Ok(_) | Err(_) => {
-                let old = match obj.message(MessageType::FILL_VALUE_OLD) {
-                    Ok(Some(Message::FillValueOld(f))) if !f.value.is_empty() => {
+            _ => {
+                let old = match obj.message(MessageType::FILL_VALUE_OLD)? {
+                    Some(Message::FillValueOld(f)) if !f.value.is_empty() => {
+                        ensure!(
+                            f.value.len() as u64 == disk_size(&datatype, loc.file.sizes()),
+                            Format,
+                            "old fill value of {} bytes for a datatype of {}",
+                            f.value.len(),
+                            disk_size(&datatype, loc.file.sizes())
+                        );
                         Some(f.value.clone())
                     }
                     _ => None,
@@ -348,6 +357,68 @@ impl Dataset {
         let b = self.read_raw_selection(&acc.file, &acc.memory)?;
         crate::vlen::decode_as::<T>(&self.loc.file, &self.datatype, &b)
             .map_err(|e| e.at(&self.loc.path))
+    }
+
+    /// The bytes of storage allocated for the raw data (`H5Dget_storage_size`): the compact
+    /// data, the contiguous block when allocated (zero with external storage), the sum of the
+    /// stored (filtered) chunk sizes, zero for a virtual dataset.
+    pub fn storage_size(&self) -> Result<u64> {
+        self.storage_size_impl().map_err(|e| e.at(&self.loc.path))
+    }
+
+    fn storage_size_impl(&self) -> Result<u64> {
+        let esize = self.element_size() as u64;
+        match &self.layout.class {
+            LayoutClass::Compact { data, .. } => Ok(data.len() as u64),
+            LayoutClass::Contiguous { address, size, .. } => Ok(if address.is_undef() {
+                0
+            } else {
+                size.unwrap_or_else(|| self.space.npoints().saturating_mul(esize))
+            }),
+            LayoutClass::Virtual { .. } => Ok(0),
+            LayoutClass::Chunked {
+                dims,
+                index,
+                address,
+                ..
+            } => {
+                let rank = self.space.rank();
+                ensure!(
+                    dims.len() >= rank,
+                    Format,
+                    "chunk rank {} for a dataspace of rank {rank}",
+                    dims.len()
+                );
+                let chunk: Vec<u64> = dims[..rank].to_vec();
+                ensure!(
+                    chunk.iter().all(|&c| c > 0),
+                    Format,
+                    "chunk dimension of size 0"
+                );
+                let chunk_bytes = chunk
+                    .iter()
+                    .try_fold(esize, |a, &c| a.checked_mul(c))
+                    .ok_or_else(|| Error::new(ErrorKind::Format, "chunk size overflows"))?;
+                let idx = self.index.get_or_init(|| {
+                    Index::open(
+                        &self.loc.file,
+                        *index,
+                        *address,
+                        self.space.dims(),
+                        self.space.maxdims(),
+                        &chunk,
+                        chunk_bytes,
+                        !self.filters.is_empty(),
+                    )
+                    .map_err(|e| e.to_string())
+                });
+                let idx = match idx {
+                    Ok(i) => i,
+                    Err(e) => bail!(Format, "chunk index: {e}"),
+                };
+                idx.total_size(&self.loc.file, self.space.dims(), &chunk)
+            }
+        }
     }
 
     /// The fill value's bytes for one element (zeros when none is defined).

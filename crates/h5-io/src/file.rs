@@ -32,6 +32,12 @@ pub struct OpenOptions {
     pub external_links: bool,
     /// Do not verify fletcher32 checksums of chunks.
     pub skip_checksums: bool,
+    /// Virtual datasets: the extent of an unlimited dimension stops at the first missing
+    /// source (`H5D_VDS_FIRST_MISSING`) instead of reaching the last available one.
+    pub vds_first_missing: bool,
+    /// Virtual datasets: how many missing printf-named sources in a row are skipped while
+    /// looking for more (`H5Pset_virtual_printf_gap`).
+    pub vds_gap: u64,
 }
 
 impl OpenOptions {
@@ -208,6 +214,9 @@ impl File {
             }
             _ => None,
         };
+        if let Some(ext) = &extension {
+            check_cache_image(ext, &raw)?;
+        }
         if driver.is_none() {
             if let Some(d) = extension.as_ref().and_then(|e| e.driver_info.as_ref()) {
                 driver = Some(d.data.clone());
@@ -241,6 +250,56 @@ impl File {
     /// The superblock.
     pub fn superblock(&self) -> &Superblock {
         &self.inner.superblock
+    }
+
+    /// Open a file another file names (an external link target, a virtual dataset source)
+    /// where the reference library looks for it (`H5F_prefix_open_file`): an absolute name
+    /// as is (else by its last component); then under each directory of the environment
+    /// variable `env` (a `:`-separated list, `${ORIGIN}` standing for this file's directory);
+    /// then in this file's directory; then relative to the working directory. `None` when
+    /// no candidate opens.
+    pub fn open_prefixed(&self, name: &str, env: &str) -> Option<File> {
+        let opts = self.options().clone();
+        let try_open = |p: &Path| -> Option<File> {
+            if p.is_file() {
+                File::open_with(p, opts.clone()).ok()
+            } else {
+                None
+            }
+        };
+        let mut name = name.to_string();
+        let given = Path::new(&name);
+        if given.is_absolute() {
+            if let Some(f) = try_open(given) {
+                return Some(f);
+            }
+            name = given
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+        }
+        let own_dir = self
+            .path()
+            .and_then(|p| p.parent())
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        if let Ok(list) = std::env::var(env) {
+            for prefix in list.split(':').filter(|p| !p.is_empty()) {
+                let prefix = prefix.replace("${ORIGIN}", &own_dir.to_string_lossy());
+                if let Some(f) = try_open(&Path::new(&prefix).join(&name)) {
+                    return Some(f);
+                }
+            }
+        }
+        if let Some(f) = try_open(&own_dir.join(&name)) {
+            return Some(f);
+        }
+        try_open(Path::new(&name))
+    }
+
+    /// The superblock extension (version 2 and 3 superblocks), if any.
+    pub fn superblock_extension(&self) -> Option<&SuperblockExtension> {
+        self.inner.extension.as_ref()
     }
 
     /// The path the file was opened from.
@@ -556,6 +615,32 @@ fn heap_pipeline(h: &FractalHeapHeader, sizes: Sizes) -> Result<Vec<crate::filte
         sizes,
     ))?;
     Ok(crate::dataset::io_filters(&p))
+}
+
+/// A metadata cache image (message 0x0018 in the superblock extension) must lie inside the
+/// file: the reference library reads it before any object (`H5C__load_cache_image`).
+fn check_cache_image(ext: &SuperblockExtension, raw: &RawFile) -> Result<()> {
+    for m in &ext.other {
+        let h5_format::message::Message::Unknown { kind, raw: body } = m else {
+            continue;
+        };
+        if kind.0 != 0x18 {
+            continue;
+        }
+        let mut c = raw.cursor(body, Addr(0));
+        let _version = c.read_u8()?;
+        let addr = c.read_addr()?;
+        let len = c.read_len()?;
+        if let Some(a) = addr.get() {
+            ensure!(
+                a.checked_add(len).is_some_and(|e| e <= raw.end()),
+                Format,
+                "metadata cache image of {len} bytes at {a:#x} extends past the end of the file ({:#x})",
+                raw.end()
+            );
+        }
+    }
+    Ok(())
 }
 
 /// `name%05d.h5` (or `%d`) with the member number 0.

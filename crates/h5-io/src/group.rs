@@ -3,7 +3,6 @@
 //! never followed).
 
 use std::collections::HashSet;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use h5_format::Addr;
@@ -366,13 +365,15 @@ fn follow(group: &Location, l: &Link, here: String, hops: &mut usize) -> Result<
                     "{here} is an external link to {file}:{path}; external links are not followed unless allowed"
                 );
             }
-            let target = external_path(&group.file, file);
-            let f = File::open_with(&target, group.file.options().clone()).map_err(|e| {
-                Error::new(
-                    ErrorKind::Link,
-                    format!("external link {here} -> {file}: {e}"),
-                )
-            })?;
+            let f = group
+                .file
+                .open_prefixed(file, "HDF5_EXT_PREFIX")
+                .ok_or_else(|| {
+                    Error::new(
+                        ErrorKind::Link,
+                        format!("external link {here} -> {file}: unable to open the file"),
+                    )
+                })?;
             let root = f.root()?;
             resolve(&root.loc, path, hops)
         }
@@ -380,19 +381,6 @@ fn follow(group: &Location, l: &Link, here: String, hops: &mut usize) -> Result<
             Link,
             "{here} is a user-defined link of type {link_type}, which is not followed"
         ),
-    }
-}
-
-/// Where the file of an external link is: absolute as given, else relative to the directory
-/// of the file holding the link.
-fn external_path(from: &File, name: &str) -> PathBuf {
-    let p = PathBuf::from(name);
-    if p.is_absolute() {
-        return p;
-    }
-    match from.path().and_then(|p| p.parent()) {
-        Some(dir) => dir.join(p),
-        None => p,
     }
 }
 

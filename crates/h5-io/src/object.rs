@@ -61,6 +61,42 @@ pub fn read_header(raw: &RawFile, addr: Addr) -> Result<ObjectHeader> {
     Ok(h)
 }
 
+/// Whether HDF5 1.10 knows messages of this type (a release build does not know the bogus
+/// message, 0x0009; 0x0018 is the metadata cache image message).
+fn known_message(kind: MessageType) -> bool {
+    kind.0 <= 0x18 && kind != MessageType::BOGUS
+}
+
+/// Datatypes the reference library refuses to decode: compounds without members
+/// (`H5O_dtype_decode_helper`: "invalid number of members: 0").
+pub(crate) fn check_datatype(dt: &h5_types::Datatype) -> std::result::Result<(), String> {
+    use h5_types::Datatype;
+    match dt {
+        Datatype::Compound(c) => {
+            if c.is_empty() {
+                return Err("invalid number of compound members: 0".into());
+            }
+            c.members()
+                .iter()
+                .try_for_each(|m| check_datatype(m.datatype()))
+        }
+        Datatype::Array(a) => check_datatype(a.base()),
+        Datatype::VarLen(v) => check_datatype(v.base()),
+        _ => Ok(()),
+    }
+}
+
+fn check_types(m: &Message) -> std::result::Result<(), String> {
+    match m {
+        Message::Datatype(d) => check_datatype(&d.datatype),
+        Message::Attribute(a) => match &a.datatype {
+            h5_format::message::attribute::MaybeShared::Inline(d) => check_datatype(&d.datatype),
+            h5_format::message::attribute::MaybeShared::Shared(_) => Ok(()),
+        },
+        _ => Ok(()),
+    }
+}
+
 /// What an object is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ObjectKind {
@@ -95,9 +131,26 @@ impl Object {
         let sizes = file.sizes();
         let mut messages = Vec::new();
         let mut creation_orders = Vec::new();
+        let v1 = header.version() == 1;
         for m in header.messages() {
             if m.kind == MessageType::NIL || m.kind == MessageType::CONTINUATION {
                 continue;
+            }
+            // What the reference library refuses while loading a header
+            // (`H5O__chunk_deserialize`).
+            ensure!(
+                !(v1 && m.kind == MessageType::REFCOUNT),
+                Format,
+                "object header at {:#x}: a version 1 header cannot hold a reference count message",
+                addr.0
+            );
+            if m.flags.has(MessageFlags::FAIL_IF_UNKNOWN_ALWAYS) && !known_message(m.kind) {
+                bail!(
+                    Format,
+                    "object header at {:#x}: unknown message type {} with the 'fail if unknown' flag",
+                    addr.0,
+                    m.kind
+                );
             }
             let decoded = m
                 .decode(sizes)
@@ -107,6 +160,10 @@ impl Object {
                         resolve_shared(file, kind, &shared, 0).map_err(|e| e.to_string())
                     }
                     other => Ok(other),
+                })
+                .and_then(|msg| {
+                    check_types(&msg)?;
+                    Ok(msg)
                 });
             messages.push((m.kind, decoded));
             creation_orders.push(m.creation_order);

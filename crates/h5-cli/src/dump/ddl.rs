@@ -151,6 +151,152 @@ pub struct Dumper<'a> {
     packed: Option<(u32, u64)>,
     /// Opens other files (the targets of external links).
     pub ext_open: Option<&'a super::Opener<'a>>,
+    /// The file's identity (its canonical path): an external link back into the file first
+    /// opened is not followed.
+    pub file_key: String,
+    /// The identity of the file first opened.
+    pub root_key: String,
+    /// Object tables of the files reached through external links, by identity.
+    pub ext_tables: HashMap<String, Tables>,
+    /// Printing objects reached through an external link: every object is checked for
+    /// having been printed already (`hit_elink`).
+    pub hit_elink: bool,
+}
+
+/// A file's identity for external link traversal: its canonical path, else its name.
+pub fn file_key(name: &str) -> String {
+    std::fs::canonicalize(name)
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| name.to_string())
+}
+
+/// Open the file an external link in file `from` (its identity) names, where the reference
+/// library looks (`H5F_prefix_open_file`): an absolute name as is; a relative one under each
+/// directory of `HDF5_EXT_PREFIX`, then next to `from`, then from the working directory.
+/// Returns the file and its identity.
+fn open_external(
+    open: &super::Opener<'_>,
+    from: &str,
+    name: &str,
+) -> Option<(Box<dyn DumpFile>, String)> {
+    let p = std::path::Path::new(name);
+    let mut candidates = Vec::new();
+    if p.is_absolute() {
+        candidates.push(name.to_string());
+    } else {
+        let own_dir = std::path::Path::new(from)
+            .parent()
+            .map(|d| d.display().to_string())
+            .unwrap_or_default();
+        if let Ok(list) = std::env::var("HDF5_EXT_PREFIX") {
+            for prefix in list.split(':').filter(|x| !x.is_empty()) {
+                let prefix = prefix.replace("${ORIGIN}", &own_dir);
+                candidates.push(
+                    std::path::Path::new(&prefix)
+                        .join(name)
+                        .display()
+                        .to_string(),
+                );
+            }
+        }
+        if !own_dir.is_empty() {
+            candidates.push(
+                std::path::Path::new(&own_dir)
+                    .join(name)
+                    .display()
+                    .to_string(),
+            );
+        }
+        candidates.push(name.to_string());
+    }
+    candidates
+        .into_iter()
+        .filter(|c| std::path::Path::new(c).exists())
+        .find_map(|c| open(&c).ok().map(|f| (f, file_key(&c))))
+}
+
+/// How many soft and external links one path may traverse (`H5L_NUM_LINKS`).
+const MAX_LINK_HOPS: usize = 16;
+
+/// Why an external link's target could not be reached.
+enum Unreachable {
+    /// More than [`MAX_LINK_HOPS`] soft or external links.
+    TooManyLinks,
+    /// A missing component, file or object.
+    NotFound(String),
+}
+
+/// Resolve `path` in `file` (identity `key`), following hard, soft and external links:
+/// the file holding the object, its identity and the object's id.
+fn resolve_across(
+    open: &super::Opener<'_>,
+    file: Box<dyn DumpFile>,
+    key: String,
+    path: &str,
+    hops: &mut usize,
+) -> Result<(Box<dyn DumpFile>, String, ObjId), Unreachable> {
+    let mut cur = file.root();
+    let comps: Vec<String> = path
+        .split('/')
+        .filter(|c| !c.is_empty() && *c != ".")
+        .map(str::to_string)
+        .collect();
+    let mut file = file;
+    let mut key = key;
+    for (i, comp) in comps.iter().enumerate() {
+        let links = file
+            .links(cur, IndexOrder::Name)
+            .map_err(Unreachable::NotFound)?;
+        let l = links
+            .into_iter()
+            .find(|l| &l.name == comp)
+            .ok_or_else(|| Unreachable::NotFound(format!("object '{}' doesn't exist", comp)))?;
+        match l.target {
+            LinkTarget::Hard(id) => cur = id,
+            LinkTarget::Soft(t) => {
+                *hops += 1;
+                if *hops > MAX_LINK_HOPS {
+                    return Err(Unreachable::TooManyLinks);
+                }
+                // A relative soft link is relative to the group holding it.
+                let base: Vec<&str> = if t.starts_with('/') {
+                    Vec::new()
+                } else {
+                    comps[..i].iter().map(String::as_str).collect()
+                };
+                let full = format!("/{}/{}", base.join("/"), t);
+                let (f, k, id) = resolve_across(open, file, key, &full, hops)?;
+                file = f;
+                key = k;
+                cur = id;
+            }
+            LinkTarget::External {
+                file: fname,
+                path: p,
+            } => {
+                *hops += 1;
+                if *hops > MAX_LINK_HOPS {
+                    return Err(Unreachable::TooManyLinks);
+                }
+                let (f, k) = open_external(open, &key, &fname).ok_or_else(|| {
+                    Unreachable::NotFound(format!(
+                        "unable to open external file, external link file name = '{}'",
+                        fname
+                    ))
+                })?;
+                let (f, k, id) = resolve_across(open, f, k, &p, hops)?;
+                file = f;
+                key = k;
+                cur = id;
+            }
+            LinkTarget::UserDefined(_) => {
+                return Err(Unreachable::NotFound(
+                    "traversal callback returned invalid ID".into(),
+                ))
+            }
+        }
+    }
+    Ok((file, key, cur))
 }
 
 fn sort_links(mut v: Vec<Link>, decreasing: bool) -> Vec<Link> {
@@ -178,7 +324,140 @@ impl<'a> Dumper<'a> {
             next_arr: Cell::new(false),
             packed: None,
             ext_open: None,
+            file_key: String::new(),
+            root_key: String::new(),
+            ext_tables: HashMap::new(),
+            hit_elink: false,
         }
+    }
+
+    /// `dump_extlink`: print the object an external link points at, one level further in,
+    /// with the object tables of its file (an external link into the file first opened is
+    /// not followed; targets that cannot be reached are errors on the library's stack only).
+    fn dump_extlink(&mut self, file: &str, path: &str) {
+        let Some(open) = self.ext_open else {
+            return;
+        };
+        let Some((target, target_key)) = open_external(open, &self.file_key, file) else {
+            self.diag(&[
+                ("H5Oopen", "unable to open object"),
+                (
+                    "H5L__extern_traverse",
+                    &format!(
+                        "unable to open external file, external link file name = '{}'",
+                        file
+                    ),
+                ),
+            ]);
+            return;
+        };
+        let mut hops = 1;
+        let (tfile, key, id) = match resolve_across(open, target, target_key, path, &mut hops) {
+            Ok(r) => r,
+            Err(Unreachable::TooManyLinks) => {
+                if self.opts.error_stack {
+                    self.diag(&[
+                        ("H5Oopen", "unable to open object"),
+                        ("H5O__open_name", "object not found"),
+                        ("H5G_loc_find", "can't find object"),
+                        ("H5G_traverse", "internal path traversal failed"),
+                        ("H5G__traverse_special", "too many links"),
+                    ]);
+                    self.err
+                        .push_str("    major: Links\n    minor: Too many soft links in path\n");
+                }
+                return;
+            }
+            Err(Unreachable::NotFound(why)) => {
+                self.diag(&[
+                    ("H5Oopen", "unable to open object"),
+                    ("H5G_loc_find", "can't find object"),
+                    ("H5G__traverse_real", &why),
+                ]);
+                return;
+            }
+        };
+        if key == self.root_key {
+            return;
+        }
+        let Ok(kind) = tfile.object_info(id).map(|o| o.kind) else {
+            return;
+        };
+        // This file's tables go where a link back into it finds them.
+        let own = std::mem::take(&mut self.tables);
+        self.ext_tables.insert(self.file_key.clone(), own);
+        self.dump_extlink_into(tfile.as_ref(), key, id, kind, path);
+        self.tables = self.ext_tables.remove(&self.file_key).unwrap_or_default();
+    }
+
+    fn dump_extlink_into(
+        &mut self,
+        tfile: &dyn DumpFile,
+        key: String,
+        id: ObjId,
+        kind: ObjKind,
+        path: &str,
+    ) {
+        let mut child = Dumper::new(tfile, self.opts.clone());
+        child.ext_open = self.ext_open;
+        child.hit_elink = true;
+        child.file_key = key.clone();
+        child.root_key = self.root_key.clone();
+        child.ext_tables = std::mem::take(&mut self.ext_tables);
+        match child.ext_tables.remove(&key) {
+            Some(t) => child.tables = t,
+            None => {
+                if child.build_tables().is_err() {
+                    self.ext_tables = std::mem::take(&mut child.ext_tables);
+                    return;
+                }
+            }
+        }
+        child.dump_indent = self.dump_indent + COL;
+        match kind {
+            ObjKind::Group => {
+                child.prefix = path.to_string();
+                child.dump_indent += COL;
+                child.dump_group(id, path);
+                child.dump_indent -= COL;
+            }
+            ObjKind::Dataset => {
+                let shared = true;
+                match shared.then(|| child.dataset_seen(id)).flatten() {
+                    Some(first) => {
+                        let ind = " ".repeat(child.dump_indent);
+                        child.out.put(&format!(
+                            "\n{}DATASET \"{}\" {{\n{}HARDLINK \"{}\"\n{}}}",
+                            ind,
+                            path,
+                            " ".repeat(child.dump_indent + COL),
+                            first,
+                            ind
+                        ));
+                    }
+                    None => {
+                        child.dump_indent += COL;
+                        child.dump_dataset(id, path, None);
+                        child.dump_indent -= COL;
+                    }
+                }
+            }
+            ObjKind::NamedDatatype => {
+                child.dump_indent += COL;
+                child.dump_named_datatype(id, path);
+                child.dump_indent -= COL;
+            }
+        }
+        let text = std::mem::take(&mut child.out.text);
+        self.out.put(&text);
+        self.out.files.append(&mut child.out.files);
+        self.err.push_str(&child.err);
+        if child.status != 0 {
+            self.status = child.status;
+        }
+        let tables = std::mem::take(&mut child.tables);
+        self.ext_tables = std::mem::take(&mut child.ext_tables);
+        self.ext_tables.insert(key, tables);
     }
 
     /// The library's error stack for a failed call, printed only with `--enable-error-stack`:
@@ -267,10 +546,12 @@ impl<'a> Dumper<'a> {
                 continue;
             };
             let full = format!("{}/{}", path, l.name);
-            let oi = match self.file.object_info(id) {
-                Ok(o) => o,
-                Err(_) => continue,
-            };
+            // An object that cannot be opened makes the traversal fail, as `H5Lvisit` with
+            // h5dump's `find_objs_cb` does.
+            let oi = self
+                .file
+                .object_info(id)
+                .map_err(|e| format!("unable to open \"{}\": {}", full, e))?;
             let already = seen.contains_key(&id);
             if already {
                 continue;
@@ -497,6 +778,10 @@ impl<'a> Dumper<'a> {
             Datatype::VarLen(v) => {
                 buf.push_str("H5T_VLEN { ");
                 self.print_datatype(buf, info, ctx, &v.base().clone().into(), true);
+                // HDF5 2.x closes a sequence of complex numbers with " }".
+                if matches!(v.base(), Datatype::Complex(_)) {
+                    buf.push(' ');
+                }
                 buf.push('}');
             }
             Datatype::Array(a) => {
@@ -719,7 +1004,28 @@ impl<'a> Dumper<'a> {
                 self.out
                     .render_element(&sformat, &mut dctx, "\"", ncols, 0, 0);
             }
-            if ok.is_err() {
+            if let Err(e) = &ok {
+                if let Some(name) = unavailable_filter(e) {
+                    // The reference library's stack for a filter it has no code for: the
+                    // plugin search fails (all plugins off with HDF5_PLUGIN_PRELOAD="::").
+                    let plugins_off = std::env::var("HDF5_PLUGIN_PRELOAD").is_ok_and(|v| v == "::");
+                    let pipeline = format!("required filter '{}' is not registered", name);
+                    self.diag(&[
+                        ("H5Dread", "can't read data"),
+                        ("H5D__read", "can't read data"),
+                        ("H5D__chunk_read", "unable to read raw data chunk"),
+                        ("H5D__chunk_lock", "data pipeline read failed"),
+                        ("H5Z_pipeline", &pipeline),
+                        (
+                            "H5PL_load",
+                            if plugins_off {
+                                "filter plugins disabled"
+                            } else {
+                                "search in paths failed"
+                            },
+                        ),
+                    ]);
+                }
                 self.error_msg("unable to print data");
                 self.status = 1;
             }
@@ -1048,6 +1354,19 @@ impl<'a> Dumper<'a> {
                                 self.dump_data(info, ctx, &dt2, &d.space, DataSource::Dataset(id));
                                 ctx.indent_level -= 1;
                             }
+                        } else {
+                            // `h5tools_dump_data` on a group or named datatype: an empty
+                            // DATA block (it has no dataspace to print).
+                            ctx.indent_level += 1;
+                            let dt2 = dt.clone();
+                            self.dump_data(
+                                info,
+                                ctx,
+                                &dt2,
+                                &Space::Null,
+                                DataSource::Attr(Ok(Vec::new())),
+                            );
+                            ctx.indent_level -= 1;
                         }
                     }
                 }
@@ -1130,7 +1449,10 @@ impl<'a> Dumper<'a> {
             self.out
                 .render_element(info, ctx, "DATA {", ncols, i, elmt_counter);
             ctx.need_prefix = true;
+            // The region's values go where data goes (`-o`); its header stays in the DDL.
+            let saved = std::mem::replace(&mut self.out.dest, self.opts.data_dest.clone());
             self.region_data(info, ctx, dataset, &d, sel);
+            self.out.dest = saved;
             ctx.need_prefix = true;
             self.out
                 .render_element(&noidx, ctx, "}", ncols, i, elmt_counter);
@@ -1435,7 +1757,7 @@ impl<'a> Dumper<'a> {
                 .line(&info, &mut ctx, &format!("COMMENT \"{}\"", c));
         }
         let mut proceed = true;
-        if oi.refcount > 1 {
+        if oi.refcount > 1 || self.hit_elink {
             match self.tables.groups.get_mut(&gid) {
                 None => {
                     self.error_msg("internal error");
@@ -1500,7 +1822,7 @@ impl<'a> Dumper<'a> {
                         self.prefix = old;
                     }
                     ObjKind::Dataset => {
-                        if oi.refcount > 1 {
+                        if oi.refcount > 1 || self.hit_elink {
                             match self.tables.dsets.get_mut(id) {
                                 None => {
                                     self.error_msg("internal error");
@@ -1546,21 +1868,7 @@ impl<'a> Dumper<'a> {
                     .line(&info, &mut ctx, &format!("TARGETFILE \"{}\"", file));
                 self.out
                     .line(&info, &mut ctx, &format!("TARGETPATH \"{}\"", path));
-                // `dump_extlink`: the target is opened; a file that cannot be opened is an
-                // error on the library's error stack only.
-                let opened = self.ext_open.map(|o| o(file).is_ok()).unwrap_or(false);
-                if !opened {
-                    self.diag(&[
-                        ("H5Oopen", "unable to open object"),
-                        (
-                            "H5L__extern_traverse",
-                            &format!(
-                                "unable to open external file, external link file name = '{}'",
-                                file
-                            ),
-                        ),
-                    ]);
-                }
+                self.dump_extlink(file, path);
                 ctx.indent_level -= 1;
                 self.out.line(&info, &mut ctx, "}");
             }
@@ -1590,7 +1898,7 @@ impl<'a> Dumper<'a> {
         self.out.render_element(&info, &mut ctx, &buf, ncols, 0, 0);
         buf.clear();
         let mut show = true;
-        if oi.as_ref().is_some_and(|o| o.refcount > 1) {
+        if self.hit_elink || oi.as_ref().is_some_and(|o| o.refcount > 1) {
             match self.tables.type_entry(id) {
                 None => {
                     self.error_msg("internal error");
@@ -1969,6 +2277,19 @@ impl DataSource {
     }
 }
 
+/// The name of the filter a read error says is not available ("filter 257 (name) is not
+/// available"), if that is the error.
+fn unavailable_filter(e: &str) -> Option<String> {
+    let at = e.find("filter ")?;
+    let rest = &e[at + 7..];
+    let end = rest.find(" is not available")?;
+    let what = &rest[..end];
+    Some(match (what.find('('), what.rfind(')')) {
+        (Some(a), Some(b)) if a < b => what[a + 1..b].to_string(),
+        _ => what.to_string(),
+    })
+}
+
 /// `PACKED_BITS OFFSET=n LENGTH=m`.
 fn packed_bits_text(_dt: &Datatype, off: u32, len: u32) -> String {
     format!("PACKED_BITS OFFSET={} LENGTH={}", off, len)
@@ -1998,6 +2319,14 @@ pub fn dataspace_text(s: &Space) -> String {
 
 /// The name h5dump gives an integer, float or bitfield type.
 pub fn atomic_name(dt: &Datatype) -> String {
+    if let Datatype::Float(f) = dt {
+        if *f == h5::types::predefined::VAX_F32 {
+            return "H5T_VAX_F32".into();
+        }
+        if *f == h5::types::predefined::VAX_F64 {
+            return "H5T_VAX_F64".into();
+        }
+    }
     if let Some(n) = h5::types::predefined::ddl_name(dt) {
         if n.starts_with("H5T_STD_")
             || n.starts_with("H5T_IEEE_F32")

@@ -31,15 +31,17 @@
 //!   `H5Pget_chunk`, `H5Dget_offset`, the VDS mappings), `H5Pget_filter2` in pipeline order,
 //!   `H5Pget_external`, `H5Dget_storage_size`, alloc time, fill time and fill value status.
 //! - [`DumpFile::read`]: `H5Dread` of the hyperslab with the file type as memory type. A
-//!   virtual dataset reads through its mappings (the default `H5D_VDS_LAST_AVAILABLE` view);
-//!   h5dump's `--vds-view-first-missing` and `--vds-gap-size` views are not passed through this
-//!   trait yet.
+//!   virtual dataset reads through its mappings in the view the file was opened with
+//!   (h5dump's `--vds-view-first-missing` and `--vds-gap-size` are settings of the opener,
+//!   [`super::reader::OpenSettings`]; the default is `H5D_VDS_LAST_AVAILABLE`, gap 0).
 //! - [`DumpFile::dereference`]: `H5Rdereference2` + `H5Oget_info` for object references;
 //!   for region references also `H5Rget_region` as blocks (`H5Sget_select_hyper_blocklist`) or
 //!   points (`H5Sget_select_elem_pointlist`). Zero (null) references are never asked for.
 //! - [`DumpFile::superblock`]: `H5Fget_info2` versions and the file creation property list.
 //! - External link targets are opened through the same opener that opened the file
 //!   ([`super::Opener`]).
+//!
+//! [`super::reader::ReaderFile`] implements the trait over the real reader (`h5::io`).
 
 use h5::types::Datatype;
 
@@ -361,6 +363,11 @@ pub trait DumpFile {
     fn root(&self) -> ObjId;
     /// Basic information about an object.
     fn object_info(&self, id: ObjId) -> ModelResult<ObjInfo>;
+    /// What kind of object this is, from its header alone (`H5Oget_info`), even when the object
+    /// cannot be opened.
+    fn object_kind(&self, id: ObjId) -> ModelResult<ObjKind> {
+        self.object_info(id).map(|i| i.kind)
+    }
     /// The links of a group, in the given order.
     fn links(&self, group: ObjId, order: IndexOrder) -> ModelResult<Vec<Link>>;
     /// The attributes of an object, in the given order.

@@ -265,6 +265,18 @@ pub fn binary_form(dt: &Datatype, bytes: &[u8], form: &str) -> Vec<u8> {
     ) && file_order.is_some()
         && want.is_some()
         && file_order != want;
+    if let Datatype::String(t) = dt {
+        if !t.is_variable() && t.pad() == StrPad::NullTerm {
+            // A null-terminated string is written up to its terminator
+            // (`render_bin_output`).
+            let mut out = Vec::with_capacity(bytes.len());
+            for e in bytes.chunks(size) {
+                let n = e.iter().position(|&c| c == 0).unwrap_or(e.len());
+                out.extend_from_slice(&e[..n]);
+            }
+            return out;
+        }
+    }
     let mut out = bytes.to_vec();
     if swap {
         for chunk in out.chunks_mut(size) {
@@ -597,18 +609,23 @@ fn hex_enum(s: &mut String, bytes: &[u8]) {
 
 /// Escape "funny" characters of an enum name (`h5tools_escape`).
 pub fn escape_name(name: &str) -> String {
+    // `h5tools_escape`, byte by byte (bytes that are not printable ASCII in octal).
     let mut out = String::new();
-    for ch in name.chars() {
-        match ch {
-            '\\' => out.push_str("\\\\"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '"' => out.push_str("\\\""),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\{:03o}", c as u32)),
-            c => out.push(c),
+    for &b in name.as_bytes() {
+        match b {
+            b'\'' => out.push_str("\\'"),
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'?' => out.push_str("\\?"),
+            7 => out.push_str("\\a"),
+            8 => out.push_str("\\b"),
+            12 => out.push_str("\\f"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            11 => out.push_str("\\v"),
+            0x20..=0x7e => out.push(b as char),
+            c => out.push_str(&format!("\\{:03o}", c)),
         }
     }
     out

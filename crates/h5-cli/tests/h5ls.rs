@@ -1,0 +1,127 @@
+//! `h5 ls FILE` against the installed reference `h5ls -r FILE` on every file of the shared
+//! h5dump corpus and on the h5py fixtures of h5-io: the same standard output and the same
+//! success or failure. Files listed in `ls_baseline.txt` must keep matching (`H5_BLESS=1`
+//! rewrites it); the match count is printed. Skipped when `h5ls` is not installed; files that
+//! `h5ls` itself cannot list within the time limit are left out.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const TIME_LIMIT: Duration = Duration::from_secs(20);
+
+fn corpus_dir() -> Option<PathBuf> {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR"));
+    [
+        "../../../shared/corpus/h5dump",
+        "../../../../shared/corpus/h5dump",
+    ]
+    .iter()
+    .map(|p| base.join(p))
+    .find(|p| p.join("INDEX.tsv").exists())
+}
+
+/// Run `prog args` in `dir`, killing it after the time limit (`None` then).
+fn run(prog: &str, args: &[&str], dir: &Path) -> Option<Output> {
+    let mut child = Command::new(prog)
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let mut stdout = child.stdout.take()?;
+    let reader = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut stdout, &mut v);
+        v
+    });
+    let start = Instant::now();
+    let status = loop {
+        match child.try_wait().ok()? {
+            Some(s) => break s,
+            None if start.elapsed() > TIME_LIMIT => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+            None => std::thread::sleep(Duration::from_millis(10)),
+        }
+    };
+    Some(Output {
+        status,
+        stdout: reader.join().unwrap_or_default(),
+        stderr: Vec::new(),
+    })
+}
+
+#[test]
+fn ls_matches_h5ls_r() {
+    if Command::new("h5ls").arg("--version").output().is_err() {
+        eprintln!("h5ls not installed; skipped");
+        return;
+    }
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut dirs = vec![("h5py", manifest.join("../h5-io/tests/fixtures/h5py"))];
+    if let Some(d) = corpus_dir() {
+        dirs.push(("h5dump", d));
+    }
+    let h5 = env!("CARGO_BIN_EXE_h5");
+    let mut passed = BTreeSet::new();
+    let mut failed = Vec::new();
+    let mut total = 0;
+    for (label, dir) in &dirs {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        let mut names: Vec<String> = rd
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|n| n.ends_with(".h5"))
+            .collect();
+        names.sort();
+        for name in names {
+            let Some(want) = run("h5ls", &["-r", &name], dir) else {
+                continue;
+            };
+            total += 1;
+            let key = format!("{label}/{name}");
+            let got = run(h5, &["ls", &name], dir);
+            match got {
+                Some(g)
+                    if g.stdout == want.stdout && g.status.success() == want.status.success() =>
+                {
+                    passed.insert(key);
+                }
+                Some(g) => failed.push(format!(
+                    "{key}: h5ls status {:?}, ours {:?}, same output: {}",
+                    want.status.code(),
+                    g.status.code(),
+                    g.stdout == want.stdout
+                )),
+                None => failed.push(format!("{key}: no result within {TIME_LIMIT:?}")),
+            }
+        }
+    }
+    eprintln!("h5 ls matches h5ls -r on {} of {total} files", passed.len());
+    for f in &failed {
+        eprintln!("differs: {f}");
+    }
+    let baseline_path = manifest.join("tests/ls_baseline.txt");
+    if std::env::var_os("H5_BLESS").is_some() {
+        let body: String = passed.iter().map(|k| format!("{k}\n")).collect();
+        std::fs::write(&baseline_path, body).expect("write baseline");
+        return;
+    }
+    let baseline = std::fs::read_to_string(&baseline_path).unwrap_or_default();
+    let lost: Vec<&str> = baseline
+        .lines()
+        .filter(|l| !l.is_empty() && !passed.contains(*l))
+        .collect();
+    assert!(
+        lost.is_empty(),
+        "files that matched before now differ:\n{}",
+        lost.join("\n")
+    );
+}
