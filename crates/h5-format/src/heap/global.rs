@@ -166,7 +166,9 @@ impl GlobalHeapCollection {
             w.put_zeros(4);
             w.put_len(o.data.len() as u64);
             w.put_bytes(&o.data);
-            w.put_zeros((8 - (w.len() - start) % 8) % 8);
+            // The data is padded to a multiple of eight bytes (of its own length: with
+            // lengths of 2 or 4 bytes the object header is not a multiple of eight).
+            w.put_zeros((8 - o.data.len() % 8) % 8);
         }
         let used = (w.len() - start) as u64;
         let free = self.collection_size.saturating_sub(used);
