@@ -24,6 +24,7 @@
 mod attribute;
 mod btree2;
 mod chunk_index;
+mod copy;
 mod dataset;
 mod file;
 mod group;
@@ -31,6 +32,7 @@ mod heap;
 mod reference;
 mod value;
 
+pub use copy::{copy_file, CopyOptions, CopyReport, DatasetHook};
 pub use dataset::{AllocTime, DatasetSpec, FillTime, StorageSpec};
 pub use file::{FileFormat, FileWriter, ObjId, ObjectKind};
 pub use group::LinkSpec;

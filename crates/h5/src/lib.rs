@@ -4,6 +4,7 @@
 //! ([`format`]), files ([`io`]) and `#[derive(H5Type)]`.
 #![forbid(unsafe_code)]
 
+mod file;
 pub mod read;
 
 pub use h5_format as format;
@@ -46,4 +47,5 @@ pub use h5_types::H5Type;
 #[doc(hidden)]
 pub use h5_types::__private;
 
-pub use read::{Attribute, Dataset, File, Group, Link, LinkTarget, Node, OpenOptions};
+pub use file::File;
+pub use read::{Attribute, Dataset, Group, Link, LinkTarget, Node, OpenOptions};

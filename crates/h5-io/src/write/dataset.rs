@@ -501,13 +501,26 @@ impl FileWriter {
 
     /// Create a dataset at `path` (intermediate groups are created as needed).
     pub fn create_dataset(&mut self, base: ObjId, path: &str, spec: DatasetSpec) -> Result<ObjId> {
-        let d = self.new_dataset(spec).map_err(|e| e.at_path(path))?;
+        let d = self.new_dataset(spec, false).map_err(|e| e.at_path(path))?;
         self.create_object(base, path, Body::Dataset(Box::new(d)))
     }
 
-    fn new_dataset(&mut self, spec: DatasetSpec) -> Result<Dataset> {
+    /// Create a dataset whose `spec.datatype` already is a file datatype (as a reader
+    /// returns it): compound members keep their offsets.
+    pub(crate) fn create_dataset_exact(
+        &mut self,
+        base: ObjId,
+        path: &str,
+        spec: DatasetSpec,
+    ) -> Result<ObjId> {
+        let d = self.new_dataset(spec, true).map_err(|e| e.at_path(path))?;
+        self.create_object(base, path, Body::Dataset(Box::new(d)))
+    }
+
+    fn new_dataset(&mut self, spec: DatasetSpec, exact: bool) -> Result<Dataset> {
         let datatype = match spec.committed {
             Some(c) => self.committed_type(c)?.clone(),
+            None if exact => spec.datatype.clone(),
             None => disk_type(&spec.datatype)?,
         };
         let elem = file_size(&datatype);

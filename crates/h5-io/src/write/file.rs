@@ -167,6 +167,11 @@ impl FileWriter {
         &self.path
     }
 
+    /// The file now lives at `path` (after a rename).
+    pub(crate) fn set_path(&mut self, path: PathBuf) {
+        self.path = path;
+    }
+
     /// The format being written.
     pub fn format(&self) -> FileFormat {
         self.format
