@@ -77,7 +77,7 @@ fn filters_deflate_shuffle_fletcher32_nbit_scaleoffset_lzf() {
             .unwrap();
         // N-bit over a 12-bit integer type in 2 bytes (converted from i32).
         let t: Datatype = "H5T_STD_I16LE".parse().unwrap();
-        let mut it = t.as_integer().unwrap().clone();
+        let mut it = *t.as_integer().unwrap();
         it.set_precision(12).unwrap();
         f.new_dataset::<i32>()
             .dtype(Datatype::Integer(it))
@@ -671,7 +671,7 @@ fn large_dataset_written_in_slabs() {
         }
         f.close().unwrap();
         let len = std::fs::metadata(&p).unwrap().len();
-        assert!(len >= 32 << 20 && len < (32 << 20) + (1 << 20), "{len}");
+        assert!((32 << 20..(32 << 20) + (1 << 20)).contains(&len), "{len}");
         let script = "import numpy as np\nfor k in ['big', 'chunked']:\n    a = f[k][()]\n    \
                       print(k, a.size, bool((a == np.arange(a.size, dtype='u4')).all()))";
         if let Some(out) = py(&p, script) {

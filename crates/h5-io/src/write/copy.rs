@@ -59,7 +59,8 @@ impl std::fmt::Debug for CopyOptions<'_> {
 pub struct CopyReport {
     /// Objects copied: groups, datasets and committed datatypes.
     pub objects: usize,
-    /// Links left out, with the reason (user-defined links: the writer has no such link).
+    /// What was left out, with the reason (references to objects no link reaches become
+    /// null references).
     pub skipped: Vec<String>,
 }
 
@@ -77,6 +78,8 @@ pub fn copy_file(src: &File, w: &mut FileWriter, opts: &CopyOptions<'_>) -> Resu
         src,
         w,
         map: HashMap::new(),
+        anonymous: Vec::new(),
+        strict: opts.strict,
         report: CopyReport::default(),
     }
     .run(opts)
@@ -87,6 +90,9 @@ struct Copier<'s, 'w> {
     w: &'w mut FileWriter,
     /// Old object header address -> new object.
     map: HashMap<u64, ObjId>,
+    /// Committed datatypes no link reaches, copied as anonymous ones.
+    anonymous: Vec<Addr>,
+    strict: bool,
     report: CopyReport,
 }
 
@@ -175,7 +181,7 @@ impl Copier<'_, '_> {
             for l in g.links().map_err(rerr)? {
                 let child = join(&path, &l.name);
                 if let LinkTarget::Hard(a) = &l.target {
-                    if !found.contains_key(&a.0) {
+                    if let std::collections::btree_map::Entry::Vacant(slot) = found.entry(a.0) {
                         let obj = self.src.object(*a).map_err(|e| rerr(e.at(&child)))?;
                         let kind = obj.kind();
                         if kind == ObjectKind::Unknown {
@@ -185,15 +191,12 @@ impl Copier<'_, '_> {
                                 a.0
                             );
                         }
-                        found.insert(
-                            a.0,
-                            Found {
-                                kind,
-                                path: child.clone(),
-                                parent: addr,
-                                name: l.name.clone(),
-                            },
-                        );
+                        slot.insert(Found {
+                            kind,
+                            path: child.clone(),
+                            parent: addr,
+                            name: l.name.clone(),
+                        });
                         order.push(a.0);
                         if kind == ObjectKind::Group {
                             queue.push_back((*a, child.clone()));
@@ -234,15 +237,8 @@ impl Copier<'_, '_> {
                 LinkTarget::Hard(a) => LinkSpec::Hard(self.id_of(a)?),
                 LinkTarget::Soft(s) => LinkSpec::Soft(s),
                 LinkTarget::External { file, path } => LinkSpec::External { file, path },
-                LinkTarget::UserDefined { link_type, .. } => {
-                    let why = format!(
-                        "{path}: user-defined link of type {link_type} (the writer has none)"
-                    );
-                    if opts.strict {
-                        bail!(Unsupported, "{why}");
-                    }
-                    self.report.skipped.push(why);
-                    continue;
+                LinkTarget::UserDefined { link_type, data } => {
+                    LinkSpec::UserDefined { link_type, data }
                 }
             };
             self.w
@@ -256,6 +252,14 @@ impl Copier<'_, '_> {
             let path = found[&a].path.clone();
             self.copy_attributes(Addr(a), &path)
                 .map_err(|e| e.at_path(&path))?;
+            self.copy_comment(Addr(a)).map_err(|e| e.at_path(&path))?;
+        }
+        let mut i = 0;
+        while let Some(&a) = self.anonymous.get(i) {
+            let path = format!("<anonymous datatype at {:#x}>", a.0);
+            self.copy_attributes(a, &path)
+                .map_err(|e| e.at_path(&path))?;
+            i += 1;
         }
         for &a in &order {
             let f = &found[&a];
@@ -277,6 +281,20 @@ impl Copier<'_, '_> {
         })
     }
 
+    /// The new committed datatype for the one at `addr` in the source: the copy of a linked
+    /// one, or a new anonymous one when no link reaches it.
+    fn committed_id(&mut self, addr: Addr) -> Result<ObjId> {
+        if let Some(&id) = self.map.get(&addr.0) {
+            return Ok(id);
+        }
+        let t = self.src.object(addr).map_err(rerr)?;
+        let dt = rd::datatype_of(&t).map_err(rerr)?;
+        let id = self.w.commit_anonymous_datatype(&dt)?;
+        self.map.insert(addr.0, id);
+        self.anonymous.push(addr);
+        Ok(id)
+    }
+
     fn location(&self, addr: Addr, path: &str) -> Location {
         Location {
             file: self.src.clone(),
@@ -293,8 +311,10 @@ impl Copier<'_, '_> {
         opts: &CopyOptions<'_>,
     ) -> Result<ObjId> {
         let ds = Dataset::at(self.location(addr, &f.path)).map_err(rerr)?;
-        let committed = committed_of(self.src, ds.object(), MessageType::DATATYPE)
-            .and_then(|a| self.map.get(&a.0).copied());
+        let committed = match committed_of(self.src, ds.object(), MessageType::DATATYPE) {
+            Some(a) => Some(self.committed_id(a)?),
+            None => None,
+        };
         let space = ds.dataspace().clone();
         let unlimited = matches!(&space, Dataspace::Simple { dims, maxdims } if dims != maxdims);
         let storage = match &ds.layout().class {
@@ -368,6 +388,16 @@ impl Copier<'_, '_> {
         Ok(())
     }
 
+    fn copy_comment(&mut self, addr: Addr) -> Result<()> {
+        let obj = self.src.object(addr).map_err(rerr)?;
+        if let Ok(Some(Message::Comment(c))) = obj.message(MessageType::COMMENT) {
+            let text = String::from_utf8_lossy(&c.comment).into_owned();
+            let id = self.id_of(addr)?;
+            self.w.set_comment(id, Some(&text))?;
+        }
+        Ok(())
+    }
+
     fn copy_data(&mut self, addr: Addr, path: &str) -> Result<()> {
         let ds = Dataset::at(self.location(addr, path)).map_err(rerr)?;
         if matches!(ds.dataspace(), Dataspace::Null) || ds.is_empty() {
@@ -423,8 +453,20 @@ impl Copier<'_, '_> {
                     } else {
                         match self.map.get(&old.0) {
                             Some(&id) => self.w.address(id)?,
-                            // An object no link reaches: not copied, the reference is null.
-                            None => 0,
+                            // An object no link reaches was not copied.
+                            None if self.strict => bail!(
+                                Unsupported,
+                                "an object reference to {:#x}, an object no link reaches",
+                                old.0
+                            ),
+                            None => {
+                                self.report.skipped.push(format!(
+                                    "an object reference to {:#x} (an object no link \
+                                     reaches) became a null reference",
+                                    old.0
+                                ));
+                                0
+                            }
                         }
                     };
                     if n != 8 || el.len() != 8 {

@@ -317,7 +317,6 @@ impl Dataset {
     pub(crate) fn prepare(&mut self, w: &mut FileWriter) -> Result<()> {
         let elem = self.elem() as u64;
         let filters = !self.filters.is_empty();
-        let space_dims = self.dims();
         let space_max = match &self.space {
             Dataspace::Simple { maxdims, .. } => maxdims.clone(),
             _ => Vec::new(),
@@ -350,9 +349,10 @@ impl Dataset {
             }
             IndexKind::Implicit => return Ok(()),
             IndexKind::FixedArray => {
+                // Sized, and indexed, by the maximum dimensions (max_down_chunks).
                 *root = Some(write_fixed_array(
                     w,
-                    &space_dims,
+                    &space_max,
                     dims,
                     chunks,
                     filters,
@@ -499,6 +499,17 @@ impl FileWriter {
         self.create_object(base, path, Body::Datatype(datatype.clone()))
     }
 
+    /// Commit a datatype that no link names (what the reference library keeps when a
+    /// committed datatype's links were removed but datasets still share it).
+    pub(crate) fn commit_anonymous_datatype(&mut self, datatype: &Datatype) -> Result<ObjId> {
+        let id = self.new_object(
+            "<anonymous datatype>".to_owned(),
+            Body::Datatype(datatype.clone()),
+        )?;
+        self.object_mut(id)?.refcount = 0;
+        Ok(id)
+    }
+
     /// Create a dataset at `path` (intermediate groups are created as needed).
     pub fn create_dataset(&mut self, base: ObjId, path: &str, spec: DatasetSpec) -> Result<ObjId> {
         let d = self.new_dataset(spec, false).map_err(|e| e.at_path(path))?;
@@ -608,8 +619,10 @@ impl FileWriter {
                                 _ => IndexKind::BTreeV2,
                             }
                         }
-                        Dataspace::Simple { dims, .. }
-                            if dims.iter().zip(cd).all(|(&d, &c)| d <= c) =>
+                        // One chunk holds the whole extent, up to the maximum dimensions
+                        // (the reference library's max_nchunks == 1).
+                        Dataspace::Simple { maxdims, .. }
+                            if maxdims.iter().zip(cd).all(|(&d, &c)| d <= c) =>
                         {
                             IndexKind::Single
                         }
@@ -717,10 +730,11 @@ impl FileWriter {
                 dirty,
                 ..
             } => {
-                // One block for every chunk, in row-major order of chunk coordinates.
+                // One block for every chunk up to the maximum dimensions, in row-major
+                // order of chunk coordinates (the reference library's max_nchunks).
                 if root.is_none() {
                     let dims = match &d.space {
-                        Dataspace::Simple { dims, .. } => dims.clone(),
+                        Dataspace::Simple { maxdims, .. } => maxdims.clone(),
                         _ => Vec::new(),
                     };
                     let grid: Vec<u64> = dims

@@ -78,6 +78,8 @@ pub(crate) struct Object {
     pub(crate) dense_attrs: Option<(u64, u64)>,
     /// Whether attributes changed since dense storage was last written.
     pub(crate) attrs_dirty: bool,
+    /// The object comment (`H5Oset_comment`), if any.
+    pub(crate) comment: Option<Vec<u8>>,
     pub(crate) body: Body,
 }
 
@@ -196,6 +198,35 @@ impl FileWriter {
         Ok(self.object(id)?.addr)
     }
 
+    /// Set (or with `None` remove) the object's comment (`H5Oset_comment`): ASCII text
+    /// without NUL bytes.
+    pub fn set_comment(&mut self, id: ObjId, comment: Option<&str>) -> Result<()> {
+        if let Some(c) = comment {
+            ensure!(
+                !c.contains('\0'),
+                InvalidArgument,
+                "an object comment cannot hold a NUL byte"
+            );
+            ensure!(
+                c.len() < 0xffff - 8,
+                LimitExceeded,
+                "an object comment of {} bytes does not fit a header message",
+                c.len()
+            );
+        }
+        self.object_mut(id)?.comment = comment.map(|c| c.as_bytes().to_vec());
+        Ok(())
+    }
+
+    /// The object's comment, if any.
+    pub fn comment(&self, id: ObjId) -> Result<Option<String>> {
+        Ok(self
+            .object(id)?
+            .comment
+            .as_ref()
+            .map(|c| String::from_utf8_lossy(c).into_owned()))
+    }
+
     /// The path the object was created at.
     pub fn object_path(&self, id: ObjId) -> Result<&str> {
         Ok(&self.object(id)?.path)
@@ -300,6 +331,7 @@ impl FileWriter {
             path,
             dense_attrs: None,
             attrs_dirty: true,
+            comment: None,
             body,
         });
         let msgs = match self.header_messages(id) {
@@ -363,6 +395,12 @@ impl FileWriter {
                 MessageFlags::CONSTANT,
             )],
         };
+        if let Some(c) = &o.comment {
+            msgs.push((
+                Message::Comment(h5_format::message::comment::Comment { comment: c.clone() }),
+                0,
+            ));
+        }
         let refcount = self.refcount(id)?;
         if !v1 && refcount > 1 {
             // Version 2 headers keep a reference count other than 1 in a message.

@@ -1,0 +1,259 @@
+//! `h5 repack` over the reference library's h5dump test files: every file our reader reads is
+//! repacked (in the compatible format, in the latest format, and with filters that chunk
+//! every dataset), and the reference `h5dump` prints the same text for OUT as for IN: the
+//! same objects, attributes, types and DATA. Only what legitimately differs is normalized:
+//! the file name in the first line and object addresses (`DATASET 1234 "/path"` in reference
+//! output, `"#1234"` names of unlinked committed datatypes). Storage-layout and filter lines
+//! are only printed with `-p`, which these runs do not pass.
+//!
+//! Each run happens in two scratch folders holding symbolic links to every corpus file: IN is
+//! dumped in the first, OUT is written over its name in the second and dumped there, so
+//! external links (to other corpus files or to the file itself) resolve alike.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// Files that are not compared, and why. Each is a file the reference h5dump itself cannot
+/// print whole with no options (so there is nothing to compare against), or one our reader
+/// does not read. Every other corpus file must repack to an identical dump.
+const EXCEPTIONS: &[(&str, &str)] = &[
+    // h5dump needs driver options (--filedriver) for these family, multi and split members.
+    (
+        "tfamily00000.h5",
+        "family member: h5dump needs --filedriver=family",
+    ),
+    ("tfamily00001.h5", "family member"),
+    ("tfamily00002.h5", "family member"),
+    ("tfamily00003.h5", "family member"),
+    ("tfamily00004.h5", "family member"),
+    ("tfamily00005.h5", "family member"),
+    ("tfamily00006.h5", "family member"),
+    ("tfamily00007.h5", "family member"),
+    ("tfamily00008.h5", "family member"),
+    ("tfamily00009.h5", "family member"),
+    ("tfamily00010.h5", "family member"),
+    (
+        "tmulti-b.h5",
+        "multi-file member: h5dump needs --filedriver=multi",
+    ),
+    ("tmulti-g.h5", "multi-file member"),
+    ("tmulti-l.h5", "multi-file member"),
+    ("tmulti-o.h5", "multi-file member"),
+    ("tmulti-r.h5", "multi-file member"),
+    ("tmulti-s.h5", "multi-file member"),
+    (
+        "tsplit_file-m.h5",
+        "split-file member: h5dump needs --filedriver=split",
+    ),
+    ("tsplit_file-r.h5", "split-file member"),
+    // Files the reference h5dump fails on (exit status 1): bad data by design.
+    (
+        "filter_fail.h5",
+        "h5dump fails: the data needs a filter that fails by design",
+    ),
+    (
+        "tCVE_2018_11206_fill_new.h5",
+        "h5dump fails: a malformed fill value (CVE reproducer)",
+    ),
+    (
+        "tCVE_2018_11206_fill_old.h5",
+        "h5dump fails: a malformed fill value (CVE reproducer)",
+    ),
+    (
+        "tfilters.h5",
+        "h5dump fails: two datasets need filters it lacks (szip, a test filter)",
+    ),
+    (
+        "tudfilter.h5",
+        "h5dump fails: the data needs the library's test plugin filter",
+    ),
+    // Too big to compare as text.
+    (
+        "tbigdims.h5",
+        "h5dump prints gigabytes (a dataset of huge dimensions)",
+    ),
+    // Our reader cannot read it: it stops at link names longer than its local-heap string
+    // limit (64 KiB), so the file is not one "we read".
+    (
+        "tlonglinks.h5",
+        "our reader rejects its local heap strings longer than 64 KiB",
+    ),
+];
+
+fn corpus() -> Option<PathBuf> {
+    let p = std::env::var_os("H5_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/work/shared/corpus/h5dump"));
+    if p.is_dir() {
+        Some(p)
+    } else if h5_oracle::oracles_required() {
+        panic!("the h5dump corpus is missing at {}", p.display());
+    } else {
+        eprintln!("skipped: no corpus at {}", p.display());
+        None
+    }
+}
+
+/// A scratch folder with symbolic links to every corpus file.
+fn scratch(corpus: &Path, name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("h5-repack-corpus-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    for e in std::fs::read_dir(corpus).unwrap() {
+        let e = e.unwrap();
+        std::os::unix::fs::symlink(e.path(), d.join(e.file_name())).unwrap();
+    }
+    d
+}
+
+/// `h5dump NAME` in `dir`: its text, or `None` when it fails, takes over a minute or prints
+/// more than 20 MB.
+fn dump(h5dump: &Path, dir: &Path, name: &str) -> Option<String> {
+    let out_path = dir.join(format!(".{name}.dump"));
+    let out = std::fs::File::create(&out_path).unwrap();
+    let status = Command::new("timeout")
+        .arg("60")
+        .arg(h5dump)
+        .arg(name)
+        .current_dir(dir)
+        .stdout(out)
+        .stderr(Stdio::null())
+        .status()
+        .ok()?;
+    let len = std::fs::metadata(&out_path).ok()?.len();
+    let text = (status.success() && len < 20_000_000)
+        .then(|| String::from_utf8_lossy(&std::fs::read(&out_path).unwrap()).into_owned());
+    let _ = std::fs::remove_file(&out_path);
+    text
+}
+
+/// The dump without its first line, object addresses replaced.
+fn normalize(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines().skip(1) {
+        let mut l = line.to_owned();
+        // Reference output: `DATASET 1234 "/path"`, `GROUP 800 "/g"`, ...
+        for kw in ["DATASET ", "GROUP ", "DATATYPE ", "OBJECT "] {
+            let mut from = 0;
+            while let Some(i) = l[from..].find(kw) {
+                let s = from + i + kw.len();
+                let digits = l[s..].bytes().take_while(u8::is_ascii_digit).count();
+                if digits > 0 && l[s + digits..].starts_with(' ') {
+                    l.replace_range(s..s + digits, "ADDR");
+                }
+                from = s;
+            }
+        }
+        // Unlinked committed datatypes are named by address: "#1234" or "/#1234".
+        let mut from = 0;
+        while let Some(i) = l[from..].find('#') {
+            let s = from + i + 1;
+            let digits = l[s..].bytes().take_while(u8::is_ascii_digit).count();
+            if digits > 0 {
+                l.replace_range(s..s + digits, "ADDR");
+            }
+            from = s;
+        }
+        out.push_str(&l);
+        out.push('\n');
+    }
+    out
+}
+
+fn first_difference(a: &str, b: &str) -> String {
+    let (la, lb): (Vec<_>, Vec<_>) = (a.lines().collect(), b.lines().collect());
+    for i in 0..la.len().max(lb.len()) {
+        let (x, y) = (la.get(i), lb.get(i));
+        if x != y {
+            return format!("line {}: IN {:?} / OUT {:?}", i + 2, x, y);
+        }
+    }
+    String::new()
+}
+
+fn run(label: &str, options: &[&str]) {
+    let Some(corpus) = corpus() else { return };
+    let Some(h5dump) = h5_oracle::require("h5dump", h5_oracle::tool("h5dump")) else {
+        return;
+    };
+    let h5 = PathBuf::from(env!("CARGO_BIN_EXE_h5"));
+    let din = scratch(&corpus, &format!("{label}-in"));
+    let dout = scratch(&corpus, &format!("{label}-out"));
+    let mut names: Vec<String> = std::fs::read_dir(&corpus)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".h5"))
+        .collect();
+    names.sort();
+    let exceptions: BTreeMap<&str, &str> = EXCEPTIONS.iter().copied().collect();
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    for name in &names {
+        if exceptions.contains_key(name.as_str()) {
+            continue;
+        }
+        let Some(a) = dump(&h5dump, &din, name) else {
+            failures.push(format!(
+                "{name}: h5dump fails on IN but the file is not in EXCEPTIONS"
+            ));
+            continue;
+        };
+        let out = dout.join(name);
+        std::fs::remove_file(&out).unwrap();
+        let r = Command::new(&h5)
+            .arg("repack")
+            .args(options)
+            .arg(din.join(name))
+            .arg(&out)
+            .current_dir(&din)
+            .output()
+            .unwrap();
+        if !r.status.success() {
+            failures.push(format!(
+                "{name}: h5 repack failed: {}",
+                String::from_utf8_lossy(&r.stderr).trim()
+            ));
+            continue;
+        }
+        let Some(b) = dump(&h5dump, &dout, name) else {
+            failures.push(format!("{name}: h5dump fails on OUT"));
+            continue;
+        };
+        let (na, nb) = (normalize(&a), normalize(&b));
+        if na != nb {
+            failures.push(format!("{name}: {}", first_difference(&na, &nb)));
+            continue;
+        }
+        compared += 1;
+    }
+    let _ = std::fs::remove_dir_all(&din);
+    let _ = std::fs::remove_dir_all(&dout);
+    assert!(
+        failures.is_empty(),
+        "{label}: {} of {} files differ:\n{}",
+        failures.len(),
+        names.len(),
+        failures.join("\n")
+    );
+    assert!(compared > 100, "{label}: only {compared} files compared");
+    eprintln!("{label}: {compared} files repacked and dumped alike");
+}
+
+#[test]
+fn corpus_repacked_compatible() {
+    run("compatible", &[]);
+}
+
+#[test]
+fn corpus_repacked_latest() {
+    run("latest", &["--latest"]);
+}
+
+#[test]
+fn corpus_repacked_with_filters() {
+    // Every dataset that can be chunked is, with shuffle and deflate (h5repack -f SHUF
+    // -f GZIP=1): the data prints the same.
+    run("filtered", &["--latest", "-f", "SHUF", "-f", "GZIP=1"]);
+}
