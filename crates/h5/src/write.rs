@@ -109,8 +109,9 @@ impl WritableFile {
     /// version 0 for files with a version 0 or 1 superblock, otherwise the latest format)
     /// into a temporary file that replaces it once complete: objects get new addresses (the
     /// references stored in it follow them), the data stays as it was. What the writer cannot
-    /// carry over (a filter it cannot encode, a user-defined link) is an error, and the file
-    /// is then left untouched. See `h5_io::write::FileWriter::open_rw`.
+    /// carry over (data behind a filter it cannot encode, a virtual dataset, external raw
+    /// data, a user block) is an error, and the file is then left untouched. See
+    /// `h5_io::write::FileWriter::open_rw`.
     pub fn open_rw(path: impl AsRef<Path>) -> WriteResult<WritableFile> {
         let w = FileWriter::open_rw(path)?;
         let id = w.root();

@@ -258,6 +258,19 @@ fn refused_files_are_left_untouched() {
 }
 
 #[test]
+fn user_block_files_are_refused() {
+    let p = tmp("userblock.h5");
+    let script = "import sys, h5py\nwith h5py.File(sys.argv[1], 'w', userblock_size=512) as f:\n    f['x'] = [1, 2]\nwith open(sys.argv[1], 'r+b') as f:\n    f.write(b'my user block')\n";
+    if python(script, &p).is_none() {
+        return;
+    }
+    let before = std::fs::read(&p).unwrap();
+    let e = h5::File::open_rw(&p).unwrap_err();
+    assert!(e.to_string().contains("user block"), "{e}");
+    assert_eq!(std::fs::read(&p).unwrap(), before);
+}
+
+#[test]
 fn reference_library_file_with_every_link_kind() {
     // tall.h5 (superblock 0): soft, external and user-defined links, references, vlen data,
     // a comment; modified in place, everything else stays as h5dump printed it.

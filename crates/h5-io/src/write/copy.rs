@@ -59,8 +59,9 @@ impl std::fmt::Debug for CopyOptions<'_> {
 pub struct CopyReport {
     /// Objects copied: groups, datasets and committed datatypes.
     pub objects: usize,
-    /// What was left out, with the reason (references to objects no link reaches become
-    /// null references).
+    /// What was not carried over as it was, with the reason (references to objects no link
+    /// reaches become null references; virtual datasets and external raw data storage
+    /// become ordinary datasets holding the data).
     pub skipped: Vec<String>,
 }
 
@@ -317,6 +318,25 @@ impl Copier<'_, '_> {
         };
         let space = ds.dataspace().clone();
         let unlimited = matches!(&space, Dataspace::Simple { dims, maxdims } if dims != maxdims);
+        let virtual_layout = matches!(
+            ds.layout().class,
+            h5_format::message::layout::LayoutClass::Virtual { .. }
+        );
+        let kept_out = if virtual_layout {
+            Some("a virtual dataset: the writer has none, its data is copied instead")
+        } else if ds.external_files().is_some() {
+            Some(
+                "raw data in external files: the writer has none, the data is copied into the file",
+            )
+        } else {
+            None
+        };
+        if let Some(why) = kept_out {
+            if self.strict {
+                bail!(Unsupported, "{why}");
+            }
+            self.report.skipped.push(format!("{}: {why}", f.path));
+        }
         let storage = match &ds.layout().class {
             h5_format::message::layout::LayoutClass::Compact { .. } => StorageSpec::Compact,
             h5_format::message::layout::LayoutClass::Chunked { .. } => {
@@ -528,17 +548,25 @@ impl FileWriter {
     /// Open an existing file for writing, whatever format it uses (files the reference
     /// library wrote in either format, and ours).
     ///
-    /// The file is loaded whole into the writer's model: every object, link, attribute and
-    /// the data are read and written anew (in the format of the file: superblock version 0
-    /// and symbol-table groups when the file has a version 0 or 1 superblock, otherwise the
-    /// latest format) into a temporary file next to it, which then replaces the file. If
-    /// anything cannot be carried over (a filter without an encoder, an object kind the
-    /// writer lacks), an error is returned and the file is left untouched. After that the
-    /// writer modifies the file like one it created: new objects, writes to datasets of every
-    /// layout, resizes of chunked datasets, attributes overwritten.
+    /// The file is loaded whole into the writer's model: every object, link, attribute,
+    /// comment and the data are read and written anew (in the format of the file: superblock
+    /// version 0 and symbol-table groups when the file has a version 0 or 1 superblock,
+    /// otherwise the latest format with superblock version 2) into a temporary file next to
+    /// it, which then replaces the file. After that the writer modifies the file like one it
+    /// created: new objects and links, writes to datasets of every layout, resizes of chunked
+    /// datasets (the chunk index is the kind the reference library would choose), attributes
+    /// overwritten.
     ///
-    /// Objects move to new addresses (references stored in the file are rewritten to
-    /// follow them). A file with user-defined links is refused (the writer has none).
+    /// Refused with an error, leaving the file untouched: anything the writer cannot carry
+    /// over as it is (data behind a filter without an encoder, an object of unknown kind, a
+    /// virtual dataset, raw data in external files, a reference to an object no link
+    /// reaches), a user block before the superblock, a file driver's layout (family, multi,
+    /// split).
+    ///
+    /// Objects move to new addresses (references stored in the file are rewritten to follow
+    /// them); the file's metadata takes the writer's defaults where it had others (sizes of
+    /// offsets and lengths, B-tree K values, creation-order tracking, modification times,
+    /// shared object header messages are not kept; the values they describe are).
     pub fn open_rw(path: impl AsRef<Path>) -> Result<FileWriter> {
         let path = path.as_ref().to_path_buf();
         let src = File::open(&path).map_err(|e| {
@@ -547,6 +575,7 @@ impl FileWriter {
                 format!("cannot open {} for writing: {e}", path.display()),
             )
         })?;
+        check_rewritable(&src, &path)?;
         let format = if src.superblock().version >= 2 {
             FileFormat::Latest
         } else {
@@ -584,6 +613,34 @@ impl FileWriter {
             }
         }
     }
+}
+
+/// Refuse files whose rewrite would lose something the writer cannot write: a user block
+/// before the superblock, or a file driver's layout (family, multi, split members).
+fn check_rewritable(src: &File, path: &Path) -> Result<()> {
+    let mut head = [0u8; 8];
+    let starts_with_superblock = std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+        .is_ok()
+        && head == *b"\x89HDF\r\n\x1a\n";
+    if !starts_with_superblock {
+        bail!(
+            Unsupported,
+            "{}: the file has a user block (or is not a plain HDF5 file): not rewritten",
+            path.display()
+        );
+    }
+    if let Some(v0) = &src.superblock().v0 {
+        if !v0.driver_info_address.is_undef() {
+            bail!(
+                Unsupported,
+                "{}: the file uses a file driver's layout (driver information block): not \
+                 rewritten",
+                path.display()
+            );
+        }
+    }
+    Ok(())
 }
 
 fn temp_path(path: &Path) -> PathBuf {
