@@ -257,3 +257,10 @@ fn corpus_repacked_with_filters() {
     // -f GZIP=1): the data prints the same.
     run("filtered", &["--latest", "-f", "SHUF", "-f", "GZIP=1"]);
 }
+
+#[test]
+fn corpus_repacked_contiguous() {
+    // Every dataset that can be contiguous is (h5repack -l CONTI), filters dropped with the
+    // chunks: the data prints the same.
+    run("contiguous", &["-l", "CONTI", "-f", "NONE"]);
+}

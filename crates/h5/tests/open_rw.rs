@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
+use h5::read::LayoutClass;
 use h5::types::h5type::{FixedAscii, NullPad};
 use h5::FileFormat;
 
@@ -50,6 +51,7 @@ dcpl.set_alloc_time(h5py.h5d.ALLOC_TIME_EARLY)
 sp = h5py.h5s.create_simple((20,))
 h5py.h5d.create(g.id, b'implicit', h5py.h5t.STD_I32LE, sp, dcpl=dcpl).write(
     h5py.h5s.ALL, h5py.h5s.ALL, np.arange(20, dtype='<i4'))
+g.create_dataset('fixed_grow', data=np.arange(10, dtype='<i4'), maxshape=(30,), chunks=(5,))
 g.create_dataset('earray', data=np.arange(12, dtype='<i4'), maxshape=(None,), chunks=(4,))
 g.create_dataset('btree2', data=np.arange(12, dtype='<i4').reshape(3, 4),
                  maxshape=(None, None), chunks=(2, 2), compression='gzip', shuffle=True)
@@ -68,7 +70,7 @@ L = lambda d: np.asarray(d).tolist()
 print(f.attrs['title'], float(f.attrs['scale']), L(f.attrs['added']))
 print(L(f['contig'][:]))
 print(L(f['compact'][:]))
-for n in ['single', 'fixed', 'implicit', 'earray']:
+for n in ['single', 'fixed', 'implicit', 'fixed_grow', 'earray']:
     print(n, L(f['chunks/' + n][:]))
 print('btree2', f['chunks/btree2'].shape, L(f['chunks/btree2'][:]))
 print(L(f['new/ds'][:]), f['new/ds'].attrs['units'])
@@ -83,6 +85,7 @@ const EXPECTED: &str = "made by h5py 2.5 [7, 8, 9]
 single [0, 1, 2, 3, 4, 5, 6, 77]
 fixed [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, -39]
 implicit [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 55]
+fixed_grow [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114]
 earray [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21]
 btree2 (4, 5) [[0, 1, 2, 3, 0], [4, 5, 6, 7, 0], [8, 9, 10, 11, 0], [90, 91, 92, 93, 94]]
 [3.5, 4.5] b'm/s'
@@ -125,6 +128,10 @@ fn modify(path: &Path) {
     let mut v: Vec<i32> = (0..20).collect();
     v[19] = 55;
     imp.write(&v).unwrap();
+    // A fixed array (fixed maximum dimensions) grows within them.
+    let fg = f.dataset("chunks/fixed_grow").unwrap();
+    fg.append(&(100..115).collect::<Vec<i32>>()).unwrap();
+    assert!(fg.resize(&[31]).is_err());
     // Appends: new chunks in the extensible array and the version 2 B-tree.
     f.dataset("chunks/earray")
         .unwrap()
@@ -183,6 +190,28 @@ fn h5py_files_modified_in_place() {
             f.dataset("new/ds").unwrap().read::<f64>().unwrap(),
             [3.5, 4.5]
         );
+        // The chunk index kinds, before and after: h5py's choices, kept by the rewrite.
+        for (name, kind) in [
+            ("single", "SingleChunk"),
+            ("fixed", "FixedArray"),
+            ("implicit", "Implicit"),
+            ("fixed_grow", "FixedArray"),
+            ("earray", "ExtensibleArray"),
+            ("btree2", "BTreeV2"),
+        ] {
+            let ds = f.dataset(&format!("chunks/{name}")).unwrap();
+            let got = match &ds.layout().class {
+                LayoutClass::Chunked { index: None, .. } => "BTreeV1".to_owned(),
+                LayoutClass::Chunked { index: Some(i), .. } => format!("{i:?}")
+                    .split([' ', '{'])
+                    .next()
+                    .unwrap()
+                    .to_owned(),
+                other => panic!("{name}: {other:?}"),
+            };
+            let want = if libver == "latest" { kind } else { "BTreeV1" };
+            assert_eq!(got, want, "{libver} {name}");
+        }
         // The format is kept.
         let v = f.superblock().version;
         assert_eq!(v >= 2, libver == "latest", "superblock version {v}");
