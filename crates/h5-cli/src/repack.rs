@@ -317,6 +317,7 @@ fn repack(o: &Options) -> Result<Vec<String>, String> {
     let opts = CopyOptions {
         dataset_hook: Some(&hook),
         strict: false,
+        max_read: 0,
     };
     let copied = copy_file(src.inner(), &mut w, &opts);
     let closed = w.close();

@@ -32,7 +32,7 @@ mod heap;
 mod reference;
 mod value;
 
-pub use copy::{copy_file, CopyOptions, CopyReport, DatasetHook};
+pub use copy::{copy_file, CopyOptions, CopyReport, DatasetHook, DEFAULT_MAX_READ};
 pub use dataset::{AllocTime, DatasetSpec, FillTime, StorageSpec};
 pub use file::{FileFormat, FileWriter, ObjId, ObjectKind};
 pub use group::LinkSpec;

@@ -261,3 +261,56 @@ fn variable_length() {
         .collect();
     check("vlen-compound", &v, &GENERIC);
 }
+
+#[test]
+fn copies_in_slabs() {
+    use h5::io::write::{copy_file, CopyOptions, FileWriter};
+    let src = tmp("slab-src.h5");
+    let f = h5::File::create(&src).unwrap();
+    let grid: Vec<i32> = (0..37 * 5).collect();
+    f.new_dataset::<i32>()
+        .shape(&[37, 5])
+        .chunk(&[4, 5])
+        .deflate(1)
+        .create("grid")
+        .unwrap()
+        .write(&grid)
+        .unwrap();
+    let names: Vec<VarLenUnicode> = (0..50)
+        .map(|i| VarLenUnicode::from_string(format!("name {i}")).unwrap())
+        .collect();
+    f.new_dataset::<VarLenUnicode>()
+        .shape(&[50])
+        .create("names")
+        .unwrap()
+        .write(&names)
+        .unwrap();
+    let wide: Vec<f64> = (0..300).map(f64::from).collect();
+    f.new_dataset::<f64>()
+        .shape(&[3, 100])
+        .create("wide")
+        .unwrap()
+        .write(&wide)
+        .unwrap();
+    f.close().unwrap();
+    for (format, max_read) in [(FileFormat::Compatible, 64), (FileFormat::Latest, 1)] {
+        let dst = tmp(&format!("slab-dst-{format:?}.h5"));
+        let mut w = FileWriter::create(&dst, format).unwrap();
+        let opts = CopyOptions {
+            dataset_hook: None,
+            strict: true,
+            max_read,
+        };
+        let r = h5::File::open(&src).unwrap();
+        copy_file(r.inner(), &mut w, &opts).unwrap();
+        w.close().unwrap();
+        let o = h5::File::open(&dst).unwrap();
+        assert_eq!(o.dataset("grid").unwrap().read::<i32>().unwrap(), grid);
+        assert_eq!(o.dataset("grid").unwrap().chunk_dims(), Some(vec![4, 5]));
+        assert_eq!(
+            o.dataset("names").unwrap().read::<VarLenUnicode>().unwrap(),
+            names
+        );
+        assert_eq!(o.dataset("wide").unwrap().read::<f64>().unwrap(), wide);
+    }
+}

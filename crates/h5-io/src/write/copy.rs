@@ -29,7 +29,7 @@ use crate::file::File;
 use crate::group::Location;
 use crate::link::LinkTarget;
 use crate::object::{Object, ObjectKind};
-use crate::selection::Dataspace;
+use crate::selection::{Dataspace, MemoryMap, Selection};
 
 /// A hook that may change how each dataset is stored in the copy: it gets the dataset's path
 /// (absolute, the first path it was found at) and the specification the copy would use (the
@@ -43,13 +43,20 @@ pub struct CopyOptions<'a> {
     pub dataset_hook: Option<&'a DatasetHook<'a>>,
     /// Fail on anything the copy cannot carry over (instead of listing it in the report).
     pub strict: bool,
+    /// Most bytes of a dataset read at once (0: [`DEFAULT_MAX_READ`]); larger datasets are
+    /// copied in slabs of whole rows.
+    pub max_read: u64,
 }
+
+/// Most bytes of a dataset a copy reads at once, unless [`CopyOptions::max_read`] says.
+pub const DEFAULT_MAX_READ: u64 = 64 << 20;
 
 impl std::fmt::Debug for CopyOptions<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CopyOptions")
             .field("dataset_hook", &self.dataset_hook.is_some())
             .field("strict", &self.strict)
+            .field("max_read", &self.max_read)
             .finish()
     }
 }
@@ -81,6 +88,11 @@ pub fn copy_file(src: &File, w: &mut FileWriter, opts: &CopyOptions<'_>) -> Resu
         map: HashMap::new(),
         anonymous: Vec::new(),
         strict: opts.strict,
+        max_read: if opts.max_read == 0 {
+            DEFAULT_MAX_READ
+        } else {
+            opts.max_read
+        },
         report: CopyReport::default(),
     }
     .run(opts)
@@ -94,6 +106,7 @@ struct Copier<'s, 'w> {
     /// Committed datatypes no link reaches, copied as anonymous ones.
     anonymous: Vec<Addr>,
     strict: bool,
+    max_read: u64,
     report: CopyReport,
 }
 
@@ -423,10 +436,41 @@ impl Copier<'_, '_> {
         if matches!(ds.dataspace(), Dataspace::Null) || ds.is_empty() {
             return Ok(());
         }
-        let (raw, dt) = ds.read_raw().map_err(rerr)?;
-        let (mem, image, heap) = self.memory_form(&dt, raw)?;
         let id = self.id_of(addr)?;
-        self.w.write_dataset(id, None, &mem, &image, &heap)
+        let space = ds.dataspace().clone();
+        let dims = space.dims().to_vec();
+        let esize = ds.element_size() as u64;
+        let row_bytes = dims.iter().skip(1).product::<u64>().saturating_mul(esize);
+        let total = space.npoints().saturating_mul(esize);
+        if dims.is_empty() || total <= self.max_read {
+            let (raw, dt) = ds.read_raw().map_err(rerr)?;
+            let (mem, image, heap) = self.memory_form(&dt, raw)?;
+            return self.w.write_dataset(id, None, &mem, &image, &heap);
+        }
+        // Slabs of whole rows (of the first dimension), whole source chunks where possible.
+        let mut rows = (self.max_read / row_bytes.max(1)).max(1);
+        if let Some(c) = ds.chunk_dims().and_then(|c| c.first().copied()) {
+            if rows >= c && c > 0 {
+                rows -= rows % c;
+            }
+        }
+        let dt = ds.datatype().clone();
+        let mut start = 0;
+        while start < dims[0] {
+            let mut at = vec![0u64; dims.len()];
+            at[0] = start;
+            let mut count = dims.clone();
+            count[0] = rows.min(dims[0] - start);
+            let sel = Selection::hyperslab(&space, &at, None, &count, None)?;
+            let n = sel.npoints(&space);
+            let raw = ds
+                .read_raw_selection(&sel, &MemoryMap::packed(n))
+                .map_err(rerr)?;
+            let (mem, image, heap) = self.memory_form(&dt, raw)?;
+            self.w.write_dataset(id, Some(&sel), &mem, &image, &heap)?;
+            start += count[0];
+        }
+        Ok(())
     }
 
     /// The memory form the writer takes of `raw` elements of file type `dt`: the bytes
@@ -587,6 +631,7 @@ impl FileWriter {
             let opts = CopyOptions {
                 dataset_hook: None,
                 strict: true,
+                max_read: 0,
             };
             copy_file(&src, &mut w, &opts)?;
             w.flush()?;
