@@ -19,6 +19,11 @@
 //! extensible array and version 2 B-tree chunk indexes chosen as the reference library
 //! chooses them; readable by 1.10 and later).
 //!
+//! Existing files: [`copy_file`] copies everything the reader opened into a writer (what
+//! `h5 repack` does), and [`FileWriter::open_rw`] opens a file for writing by loading it
+//! whole into a new writer of the file's format this way and replacing the file with the
+//! result (objects move; see its documentation for what is refused).
+//!
 //! The API works with object ids ([`ObjId`]); the `h5` crate wraps them in handles.
 
 mod attribute;
