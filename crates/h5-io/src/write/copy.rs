@@ -14,6 +14,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 
 use h5_format::message::attribute::MaybeShared;
+use h5_format::message::layout::{LayoutClass, CHUNK_DONT_FILTER_PARTIAL_BOUND_CHUNKS};
 use h5_format::message::shared::SharedLocation;
 use h5_format::message::{Message, MessageFlags, MessageType};
 use h5_format::{Addr, Cursor};
@@ -437,6 +438,9 @@ impl Copier<'_, '_> {
             return Ok(());
         }
         let id = self.id_of(addr)?;
+        if self.copy_stored_chunks(&ds, id)? {
+            return Ok(());
+        }
         let space = ds.dataspace().clone();
         let dims = space.dims().to_vec();
         let esize = ds.element_size() as u64;
@@ -471,6 +475,58 @@ impl Copier<'_, '_> {
             start += count[0];
         }
         Ok(())
+    }
+
+    /// Copy the stored chunks as they are, when the new dataset has the source's chunk
+    /// shape and filter pipeline and its data holds no addresses (variable-length values,
+    /// references): nothing is decoded or encoded again, so even a pipeline this crate has
+    /// no codec for is carried over. Returns `false` when that does not apply.
+    fn copy_stored_chunks(&mut self, ds: &Dataset, id: ObjId) -> Result<bool> {
+        let Some(chunk) = ds.chunk_dims() else {
+            return Ok(false);
+        };
+        let dt = ds.datatype();
+        if dt.has_variable_length() || has_reference(dt) {
+            return Ok(false);
+        }
+        if let LayoutClass::Chunked { flags, .. } = &ds.layout().class {
+            if flags & CHUNK_DONT_FILTER_PARTIAL_BOUND_CHUNKS != 0 {
+                return Ok(false);
+            }
+        }
+        let Some((filters, dims)) = self.w.chunk_setup(id)? else {
+            return Ok(false);
+        };
+        let same_pipeline = filters.len() == ds.filters().len()
+            && filters
+                .iter()
+                .zip(ds.filters())
+                .all(|(a, b)| a.id == b.id && a.client_data == b.client_data);
+        if dims != chunk.as_slice() || !same_pipeline {
+            return Ok(false);
+        }
+        let grid: Vec<u64> = ds
+            .dataspace()
+            .dims()
+            .iter()
+            .zip(&chunk)
+            .map(|(&d, &c)| d.div_ceil(c))
+            .collect();
+        let total: u64 = grid.iter().product();
+        let mut scaled = vec![0u64; grid.len()];
+        for _ in 0..total {
+            if let Some((bytes, mask)) = ds.raw_chunk(&scaled).map_err(rerr)? {
+                self.w.put_raw_chunk(id, &scaled, &bytes, mask)?;
+            }
+            for k in (0..grid.len()).rev() {
+                scaled[k] += 1;
+                if scaled[k] < grid[k] {
+                    break;
+                }
+                scaled[k] = 0;
+            }
+        }
+        Ok(true)
     }
 
     /// The memory form the writer takes of `raw` elements of file type `dt`: the bytes

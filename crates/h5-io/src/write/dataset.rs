@@ -245,7 +245,13 @@ impl Dataset {
                         .map(|f| fp::Filter {
                             id: fp::FilterId(f.id.0),
                             flags: f.flags,
-                            name: f.id.name().map(|n| n.as_bytes().to_vec()),
+                            // The filter's own name (a copied pipeline keeps it), or
+                            // the conventional one.
+                            name: f
+                                .name
+                                .as_deref()
+                                .or(f.id.name())
+                                .map(|n| n.as_bytes().to_vec()),
                             client_data: f.client_data.clone(),
                         })
                         .collect(),
@@ -862,6 +868,70 @@ impl FileWriter {
                 }
             }
         }
+    }
+
+    /// The filter pipeline and chunk dimensions of a chunked dataset (`None` otherwise), as
+    /// its layout and filter pipeline messages will say.
+    pub(crate) fn chunk_setup(&self, ds: ObjId) -> Result<Option<(&[Filter], &[u64])>> {
+        let d = self.dataset(ds)?;
+        Ok(match &d.storage {
+            Storage::Chunked { dims, .. } => Some((&d.filters[..], &dims[..])),
+            _ => None,
+        })
+    }
+
+    /// Store one chunk's bytes as a chunk index records them: already filtered by this
+    /// dataset's pipeline (`mask` says which filters were skipped). For copies of stored
+    /// chunks; the pipeline must be the one they were encoded with.
+    pub(crate) fn put_raw_chunk(
+        &mut self,
+        ds: ObjId,
+        scaled: &[u64],
+        bytes: &[u8],
+        mask: u32,
+    ) -> Result<()> {
+        let d = self.dataset(ds)?;
+        let Storage::Chunked { dims, chunks, .. } = &d.storage else {
+            bail!(InvalidArgument, "{} is not chunked", self.object(ds)?.path);
+        };
+        ensure!(
+            scaled.len() == dims.len(),
+            InvalidArgument,
+            "chunk coordinates of rank {} for chunks of rank {}",
+            scaled.len(),
+            dims.len()
+        );
+        let full = (Dataset::chunk_elems(dims) * d.elem()) as u64;
+        ensure!(
+            !d.filters.is_empty() || bytes.len() as u64 == full,
+            BufferSize,
+            "an unfiltered chunk of {} bytes, not {full}",
+            bytes.len()
+        );
+        let size = bytes.len() as u64;
+        let loc = match chunks.get(scaled) {
+            Some(l) if l.cap >= size => ChunkLoc {
+                addr: l.addr,
+                size,
+                cap: l.cap,
+                mask,
+            },
+            _ => ChunkLoc {
+                addr: self.alloc_raw(size),
+                size,
+                cap: size,
+                mask,
+            },
+        };
+        self.put(loc.addr, bytes)?;
+        let o = self.object_mut(ds)?;
+        if let Body::Dataset(d) = &mut o.body {
+            if let Storage::Chunked { chunks, dirty, .. } = &mut d.storage {
+                chunks.insert(scaled.to_vec(), loc);
+                *dirty = true;
+            }
+        }
+        Ok(())
     }
 
     /// The extent of a dataset.
