@@ -398,7 +398,10 @@ impl Copier<'_, '_> {
         if !matches!(spec.storage, StorageSpec::Chunked(_)) {
             spec.filters.clear();
         }
-        self.w.create_dataset_exact(parent, &f.name, spec)
+        // An undefined fill value stays undefined unless the hook set a value.
+        let fill_defined = fill.defined || spec.fill_value.is_some();
+        self.w
+            .create_dataset_exact(parent, &f.name, spec, fill_defined)
     }
 
     fn copy_attributes(&mut self, addr: Addr, path: &str) -> Result<()> {

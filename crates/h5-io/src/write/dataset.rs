@@ -152,6 +152,9 @@ pub(crate) struct Dataset {
     storage: Storage,
     filters: Vec<Filter>,
     fill: Option<Vec<u8>>,
+    /// `false`: the fill value is undefined (what files of old library versions say), not
+    /// the default.
+    fill_defined: bool,
     alloc_time: u8,
     fill_time: FillTime,
 }
@@ -230,8 +233,8 @@ impl Dataset {
                 version: if latest { 3 } else { 2 },
                 alloc_time: self.alloc_time,
                 fill_time,
-                defined: true,
-                value: self.fill.clone(),
+                defined: self.fill_defined,
+                value: self.fill.clone().filter(|_| self.fill_defined),
             }),
             MessageFlags::CONSTANT,
         ));
@@ -524,13 +527,22 @@ impl FileWriter {
 
     /// Create a dataset whose `spec.datatype` already is a file datatype (as a reader
     /// returns it): compound members keep their offsets.
+    /// With `fill_defined` false the fill value message says "undefined" (and `spec` must
+    /// have no fill value).
     pub(crate) fn create_dataset_exact(
         &mut self,
         base: ObjId,
         path: &str,
         spec: DatasetSpec,
+        fill_defined: bool,
     ) -> Result<ObjId> {
-        let d = self.new_dataset(spec, true).map_err(|e| e.at_path(path))?;
+        ensure!(
+            fill_defined || spec.fill_value.is_none(),
+            InvalidArgument,
+            "{path}: a fill value that is undefined"
+        );
+        let mut d = self.new_dataset(spec, true).map_err(|e| e.at_path(path))?;
+        d.fill_defined = fill_defined;
         self.create_object(base, path, Body::Dataset(Box::new(d)))
     }
 
@@ -687,6 +699,7 @@ impl FileWriter {
             storage,
             filters,
             fill: spec.fill_value,
+            fill_defined: true,
             alloc_time,
             fill_time: spec.fill_time,
         };
