@@ -93,7 +93,9 @@ pub(crate) struct Object {
 ///
 /// Not written yet: fractal heaps beyond one root indirect block of direct blocks (dense
 /// storage of more than about 512 KiB of link or attribute messages, huge objects excepted),
-/// filtered huge objects, shared object header messages, creation-order tracking.
+/// filtered huge objects, shared object header messages, creation-order tracking, virtual
+/// datasets, raw data in external files, undefined fill values set through the public API
+/// (copies keep them), modification times.
 #[derive(Debug)]
 pub struct FileWriter {
     file: Option<fs::File>,
