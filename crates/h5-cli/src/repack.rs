@@ -299,6 +299,19 @@ fn adjust(o: &Options, path: &str, spec: &mut DatasetSpec, warn: &mut Vec<String
 }
 
 fn repack(o: &Options) -> Result<Vec<String>, String> {
+    let same = match (
+        std::fs::canonicalize(&o.input),
+        std::fs::canonicalize(&o.output),
+    ) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if same {
+        return Err(format!(
+            "{} -> {}: IN and OUT are the same file",
+            o.input, o.output
+        ));
+    }
     let src = h5::File::open(&o.input).map_err(|e| format!("{}: {e}", o.input))?;
     let format = if o.latest {
         FileFormat::Latest

@@ -212,6 +212,16 @@ fn bad_usage_exits_2_and_missing_input_1() {
         .unwrap();
     assert_eq!(s.code(), Some(1));
     assert!(!out.exists());
+    // IN and OUT the same file: refused, the file is left alone.
+    let same = tmp("same.h5");
+    make(&same);
+    let before = std::fs::read(&same).unwrap();
+    let s = Command::new(h5)
+        .args(["repack", same.to_str().unwrap(), same.to_str().unwrap()])
+        .status()
+        .unwrap();
+    assert_eq!(s.code(), Some(1));
+    assert_eq!(std::fs::read(&same).unwrap(), before);
 }
 
 /// What h5py writes in both libver settings: dense attribute and link storage, creation
