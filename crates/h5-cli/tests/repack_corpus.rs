@@ -306,3 +306,35 @@ fn corpus_properties_kept() {
     run_with("properties", &[], &["-p", "-H"], VIRTUAL);
     run_with("properties-latest", &["--latest"], &["-p", "-H"], VIRTUAL);
 }
+
+#[test]
+fn malformed_files_are_errors_not_panics() {
+    // The corpus's bad/ files: each is repacked or refused with exit status 1, never a
+    // panic (status 101), a signal or a hang.
+    let Some(corpus) = corpus() else { return };
+    let bad = corpus.join("../bad");
+    let Ok(entries) = std::fs::read_dir(&bad) else {
+        return;
+    };
+    let out = std::env::temp_dir().join(format!("h5-repack-bad-{}.h5", std::process::id()));
+    let mut n = 0;
+    for e in entries {
+        let p = e.unwrap().path();
+        if p.extension().and_then(|x| x.to_str()) != Some("h5") {
+            continue;
+        }
+        let s = Command::new("timeout")
+            .arg("60")
+            .arg(env!("CARGO_BIN_EXE_h5"))
+            .arg("repack")
+            .arg(&p)
+            .arg(&out)
+            .stderr(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(matches!(s.code(), Some(0 | 1)), "{}: {s}", p.display());
+        n += 1;
+    }
+    let _ = std::fs::remove_file(&out);
+    assert!(n > 0);
+}
