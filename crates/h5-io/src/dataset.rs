@@ -429,6 +429,68 @@ impl Dataset {
         }
     }
 
+    /// The stored bytes of one chunk, as its filters left them, with its filter mask; `None`
+    /// when the chunk is not allocated (or the dataset is not chunked). `scaled` are the
+    /// chunk's coordinates in chunks (element offset / chunk dimension). A partial edge
+    /// chunk of a dataset that does not filter them is returned as stored (unfiltered).
+    pub fn raw_chunk(&self, scaled: &[u64]) -> Result<Option<(Vec<u8>, u32)>> {
+        let LayoutClass::Chunked {
+            dims,
+            index,
+            address,
+            ..
+        } = &self.layout.class
+        else {
+            return Ok(None);
+        };
+        let rank = self.space.rank();
+        ensure!(
+            scaled.len() == rank && dims.len() >= rank,
+            InvalidArgument,
+            "{}: chunk coordinates of rank {} for a dataset of rank {rank}",
+            self.loc.path,
+            scaled.len()
+        );
+        let chunk: Vec<u64> = dims[..rank].to_vec();
+        let chunk_bytes = chunk
+            .iter()
+            .try_fold(self.element_size() as u64, |a, &c| a.checked_mul(c))
+            .filter(|&b| b <= limits::MAX_CHUNK_BYTES)
+            .ok_or_else(|| Error::new(ErrorKind::LimitExceeded, "chunk too large"))?;
+        let idx = self.index.get_or_init(|| {
+            Index::open(
+                &self.loc.file,
+                *index,
+                *address,
+                self.space.dims(),
+                self.space.maxdims(),
+                &chunk,
+                chunk_bytes,
+                !self.filters.is_empty(),
+            )
+            .map_err(|e| e.to_string())
+        });
+        let idx = match idx {
+            Ok(i) => i,
+            Err(e) => bail!(Format, "{}: chunk index: {e}", self.loc.path),
+        };
+        let Some(cl) = idx.lookup(&self.loc.file, scaled)? else {
+            return Ok(None);
+        };
+        let stored = if self.filters.is_empty() {
+            chunk_bytes
+        } else {
+            cl.size
+        };
+        ensure!(
+            stored <= limits::MAX_CHUNK_BYTES,
+            LimitExceeded,
+            "chunk of {stored} bytes"
+        );
+        let data = self.loc.file.raw().read(cl.addr, stored)?;
+        Ok(Some((data, cl.filter_mask)))
+    }
+
     fn read_raw_impl(&self, sel: &Selection, mem: &MemoryMap) -> Result<Vec<u8>> {
         let esize = self.element_size();
         ensure!(esize > 0, Format, "datatype of size 0");

@@ -111,6 +111,13 @@ fn vlen_bytes(file: &File, src: &[u8]) -> Result<(u32, Vec<u8>)> {
     Ok((len, file.global_heap_object(addr, index)?))
 }
 
+/// Whether a stored variable-length value has a null heap ID (the nil value).
+fn vlen_is_null(file: &File, src: &[u8]) -> bool {
+    let mut c = Cursor::new(src, 0, file.sizes());
+    let addr = c.read_u32().and_then(|_| c.read_addr());
+    matches!(addr, Ok(a) if a.is_undef() || a == Addr(0))
+}
+
 fn to_memory(
     file: &File,
     fdt: &Datatype,
@@ -129,7 +136,9 @@ fn to_memory(
     match (fdt, mdt) {
         (Datatype::String(s), _) if s.is_variable() => {
             let (len, bytes) = vlen_bytes(file, src)?;
-            let h = if len == 0 && bytes.is_empty() {
+            // A null heap ID is the nil string (a null pointer in memory); any other, even of
+            // length 0, is a string (the empty one).
+            let h = if len == 0 && bytes.is_empty() && vlen_is_null(file, src) {
                 0
             } else {
                 let l = (len as usize).min(bytes.len());

@@ -19,11 +19,17 @@
 //! extensible array and version 2 B-tree chunk indexes chosen as the reference library
 //! chooses them; readable by 1.10 and later).
 //!
+//! Existing files: [`copy_file`] copies everything the reader opened into a writer (what
+//! `h5 repack` does), and [`FileWriter::open_rw`] opens a file for writing by loading it
+//! whole into a new writer of the file's format this way and replacing the file with the
+//! result (objects move; see its documentation for what is refused).
+//!
 //! The API works with object ids ([`ObjId`]); the `h5` crate wraps them in handles.
 
 mod attribute;
 mod btree2;
 mod chunk_index;
+mod copy;
 mod dataset;
 mod file;
 mod group;
@@ -31,6 +37,7 @@ mod heap;
 mod reference;
 mod value;
 
+pub use copy::{copy_file, CopyOptions, CopyReport, DatasetHook, DEFAULT_MAX_READ};
 pub use dataset::{AllocTime, DatasetSpec, FillTime, StorageSpec};
 pub use file::{FileFormat, FileWriter, ObjId, ObjectKind};
 pub use group::LinkSpec;

@@ -63,7 +63,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     // Write: a group, a dataset of the derived type, an attribute.
-    let file = h5::WritableFile::create(&path)?;
+    let file = h5::File::create(&path)?;
     let group = file.create_group("experiment")?;
     let ds = group
         .new_dataset::<Sample>()

@@ -1,10 +1,11 @@
 //! HDF5 in pure Rust.
 //!
 //! This crate is the facade: it re-exports the datatype model ([`types`]), the on-disk format
-//! ([`format`]), files ([`io`]) and `#[derive(H5Type)]`.
+//! ([`format`](crate::format)), files ([`io`]) and `#[derive(H5Type)]`.
 #![forbid(unsafe_code)]
 
 pub mod bioc;
+mod file;
 pub mod netcdf;
 pub mod read;
 
@@ -48,4 +49,5 @@ pub use h5_types::H5Type;
 #[doc(hidden)]
 pub use h5_types::__private;
 
-pub use read::{Attribute, Dataset, File, Group, Link, LinkTarget, Node, OpenOptions};
+pub use file::File;
+pub use read::{Attribute, Dataset, Group, Link, LinkTarget, Node, OpenOptions};

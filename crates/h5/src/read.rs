@@ -21,11 +21,12 @@
 //! reads those members by name. [`Dataset::read_raw`] gives the bytes in the file's own
 //! datatype. A [`File`] is cheap to clone and can be read from many threads at once.
 
+pub use crate::file::File;
 pub use h5_format::message::layout::{ChunkIndex, Layout, LayoutClass};
 pub use h5_io::attribute::Attribute;
 pub use h5_io::dataset::{AllocTime, Dataset, FillTime, FillValue};
 pub use h5_io::error::{Error, ErrorKind, Result};
-pub use h5_io::file::{File, OpenOptions};
+pub use h5_io::file::OpenOptions;
 pub use h5_io::filter::{Filter, FilterId};
 pub use h5_io::group::{Group, Location, NamedDatatype, Node};
 pub use h5_io::link::{Link, LinkStorage, LinkTarget};

@@ -2,7 +2,7 @@
 //! committed datatypes.
 //!
 //! ```
-//! use h5::{H5Type, WritableFile};
+//! use h5::{File, H5Type};
 //!
 //! #[derive(H5Type, Clone, Copy)]
 //! #[repr(C)]
@@ -11,7 +11,7 @@
 //! # let dir = std::env::temp_dir().join(format!("h5-doc-{}", std::process::id()));
 //! # std::fs::create_dir_all(&dir).unwrap();
 //! # let path = dir.join("doc.h5");
-//! let file = WritableFile::create(&path)?;
+//! let file = File::create(&path)?;
 //! let g = file.create_group("a/b")?;
 //! let ds = g.new_dataset::<S1>().shape(&[2]).create("s1")?;
 //! ds.write(&[S1 { a: 1, b: 2.0, c: 3.0 }, S1 { a: 4, b: 5.0, c: 6.0 }])?;
@@ -89,6 +89,31 @@ impl WritableFile {
     /// Create (or truncate) a file in the given format.
     pub fn create_with(path: impl AsRef<Path>, format: FileFormat) -> WriteResult<WritableFile> {
         let w = FileWriter::create(path, format)?;
+        let id = w.root();
+        Ok(WritableFile {
+            root: GroupWriter {
+                loc: Loc {
+                    file: Arc::new(Mutex::new(w)),
+                    id,
+                },
+            },
+        })
+    }
+
+    /// Open an existing file for writing, whatever format it uses (files the reference
+    /// library wrote in the compatible or the latest format, and ours): groups, datasets,
+    /// attributes and links can then be added, datasets written (every layout) and chunked
+    /// ones resized, attributes overwritten.
+    ///
+    /// The file is loaded whole into the writer and rewritten in its format (superblock
+    /// version 0 for files with a version 0 or 1 superblock, otherwise the latest format)
+    /// into a temporary file that replaces it once complete: objects get new addresses (the
+    /// references stored in it follow them), the data stays as it was. What the writer cannot
+    /// carry over (data behind a filter it cannot encode, a virtual dataset, external raw
+    /// data, a user block) is an error, and the file is then left untouched. See
+    /// `h5_io::write::FileWriter::open_rw`.
+    pub fn open_rw(path: impl AsRef<Path>) -> WriteResult<WritableFile> {
+        let w = FileWriter::open_rw(path)?;
         let id = w.root();
         Ok(WritableFile {
             root: GroupWriter {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use h5::io::selection::{Dataspace, NcForm, Selection};
 use h5::types::Datatype;
-use h5::{FileFormat, H5Type, WritableFile};
+use h5::{FileFormat, H5Type};
 
 const FORMATS: [FileFormat; 2] = [FileFormat::Compatible, FileFormat::Latest];
 
@@ -47,7 +47,7 @@ fn assert_contains(text: &str, snippets: &[&str]) {
 fn filters_deflate_shuffle_fletcher32_nbit_scaleoffset_lzf() {
     for format in FORMATS {
         let p = tmp("filters", format);
-        let f = WritableFile::create_with(&p, format).unwrap();
+        let f = h5::File::create_with(&p, format).unwrap();
         let ints: Vec<i32> = (0..1000).map(|i| (i * 7) % 300 - 100).collect();
         f.new_dataset::<i32>()
             .shape(&[1000])
@@ -120,7 +120,7 @@ fn filters_deflate_shuffle_fletcher32_nbit_scaleoffset_lzf() {
 fn resize_and_append_unlimited() {
     for format in FORMATS {
         let p = tmp("append", format);
-        let f = WritableFile::create_with(&p, format).unwrap();
+        let f = h5::File::create_with(&p, format).unwrap();
         let d = f
             .new_dataset::<f64>()
             .shape(&[0, 3])
@@ -160,7 +160,7 @@ fn resize_and_append_unlimited() {
 fn many_groups_links_and_external_links() {
     for format in FORMATS {
         let p = tmp("links", format);
-        let f = WritableFile::create_with(&p, format).unwrap();
+        let f = h5::File::create_with(&p, format).unwrap();
         // Enough names for several symbol table nodes and a two-level B-tree (compatible
         // format), or a header of link messages (latest).
         let n = if format == FileFormat::Compatible {
@@ -222,7 +222,7 @@ struct Pair {
 fn committed_datatype_shared_by_datasets_and_attributes() {
     for format in FORMATS {
         let p = tmp("committed", format);
-        let f = WritableFile::create_with(&p, format).unwrap();
+        let f = h5::File::create_with(&p, format).unwrap();
         let t = f.commit_datatype("pair_t", &Pair::h5_type()).unwrap();
         for name in ["d1", "d2"] {
             let d = f
@@ -264,7 +264,7 @@ fn writes_by_hyperslab_points_and_netcdf_forms() {
     for format in FORMATS {
         for chunked in [false, true] {
             let p = tmp(&format!("sel-{chunked}"), format);
-            let f = WritableFile::create_with(&p, format).unwrap();
+            let f = h5::File::create_with(&p, format).unwrap();
             let mut b = f.new_dataset::<i16>().shape(&[4, 5]);
             if chunked {
                 b = b.chunk(&[3, 2]);
@@ -315,7 +315,7 @@ fn writes_by_hyperslab_points_and_netcdf_forms() {
 fn failed_writes_leave_a_readable_file() {
     for format in FORMATS {
         let p = tmp("errors", format);
-        let f = WritableFile::create_with(&p, format).unwrap();
+        let f = h5::File::create_with(&p, format).unwrap();
         let d = f
             .new_dataset::<i32>()
             .shape(&[4])
@@ -376,7 +376,7 @@ fn failed_writes_leave_a_readable_file() {
 fn scalar_null_and_compact_datasets_and_alloc_times() {
     for format in FORMATS {
         let p = tmp("spaces", format);
-        let f = WritableFile::create_with(&p, format).unwrap();
+        let f = h5::File::create_with(&p, format).unwrap();
         f.new_dataset::<f32>()
             .create("scalar")
             .unwrap()
@@ -425,7 +425,7 @@ fn scalar_null_and_compact_datasets_and_alloc_times() {
 fn chunk_indexes_single_paged_fixed_array_and_deep_btree2() {
     for format in FORMATS {
         let p = tmp("indexes", format);
-        let f = WritableFile::create_with(&p, format).unwrap();
+        let f = h5::File::create_with(&p, format).unwrap();
         // One chunk covering the dataset (single-chunk index in the latest format), filtered.
         let single: Vec<i64> = (0..20).map(|i| i * i).collect();
         f.new_dataset::<i64>()
@@ -505,7 +505,7 @@ fn chunk_indexes_single_paged_fixed_array_and_deep_btree2() {
 fn many_attributes_dense_or_in_continuation_chunks() {
     for format in FORMATS {
         let p = tmp("attrs", format);
-        let f = WritableFile::create_with(&p, format).unwrap();
+        let f = h5::File::create_with(&p, format).unwrap();
         let d = f.new_dataset::<u8>().shape(&[1]).create("d").unwrap();
         let g = f.create_group("g").unwrap();
         for i in 0..30u32 {
@@ -558,7 +558,7 @@ fn large_attributes_in_the_latest_format() {
     // the compatible format refuses it, as the reference library does.
     let big: Vec<f64> = (0..25_000).map(|i| f64::from(i) * 0.5).collect();
     let p = tmp("bigattr", FileFormat::Latest);
-    let f = WritableFile::create_with(&p, FileFormat::Latest).unwrap();
+    let f = h5::File::create_with(&p, FileFormat::Latest).unwrap();
     let g = f.create_group("g").unwrap();
     g.new_attr::<f64>()
         .shape(&[25_000])
@@ -588,7 +588,7 @@ fn large_attributes_in_the_latest_format() {
         );
     }
     let p = tmp("bigattr", FileFormat::Compatible);
-    let f = WritableFile::create_with(&p, FileFormat::Compatible).unwrap();
+    let f = h5::File::create_with(&p, FileFormat::Compatible).unwrap();
     let e = f
         .new_attr::<f64>()
         .shape(&[25_000])
@@ -603,7 +603,7 @@ fn region_references() {
     use h5::types::h5type::RegionRef;
     for format in FORMATS {
         let p = tmp("regref", format);
-        let f = WritableFile::create_with(&p, format).unwrap();
+        let f = h5::File::create_with(&p, format).unwrap();
         let d = f
             .new_dataset::<i32>()
             .shape(&[3, 4])
@@ -650,7 +650,7 @@ fn region_references() {
 fn large_dataset_written_in_slabs() {
     for format in FORMATS {
         let p = tmp("large", format);
-        let f = WritableFile::create_with(&p, format).unwrap();
+        let f = h5::File::create_with(&p, format).unwrap();
         let n = 1u64 << 20;
         let d = f
             .new_dataset::<u32>()
@@ -695,7 +695,7 @@ fn py_rw(path: &Path, body: &str) -> Option<String> {
 fn the_reference_library_can_modify_what_we_write() {
     for format in FORMATS {
         let p = tmp("modify", format);
-        let f = WritableFile::create_with(&p, format).unwrap();
+        let f = h5::File::create_with(&p, format).unwrap();
         let g = f.create_group("g").unwrap();
         for i in 0..40 {
             g.create_group(&format!("m{i:02}")).unwrap();
@@ -754,7 +754,7 @@ fn the_reference_library_can_modify_what_we_write() {
 fn dense_storage_beyond_one_heap_block() {
     // Thousands of links and attributes: the fractal heaps need a root indirect block.
     let p = tmp("dense-big", FileFormat::Latest);
-    let f = WritableFile::create_with(&p, FileFormat::Latest).unwrap();
+    let f = h5::File::create_with(&p, FileFormat::Latest).unwrap();
     let g = f.create_group("g").unwrap();
     for i in 0..4000 {
         g.link_soft(&format!("/target/number/{i}"), &format!("link{i:05}"))
@@ -790,7 +790,7 @@ fn dense_storage_beyond_one_heap_block() {
 fn libhdf5_1_10_object_api_counts_what_we_wrote() {
     for format in FORMATS {
         let p = tmp("walk", format);
-        let f = WritableFile::create_with(&p, format).unwrap();
+        let f = h5::File::create_with(&p, format).unwrap();
         let g = f.create_group("g").unwrap();
         for i in 0..12 {
             g.create_group(&format!("c{i:02}")).unwrap();
@@ -847,7 +847,7 @@ fn h5repack_copies_our_files_and_h5diff_finds_them_equal() {
     for format in FORMATS {
         let p = tmp("repack-src", format);
         let out = tmp("repack-out", format);
-        let f = WritableFile::create_with(&p, format).unwrap();
+        let f = h5::File::create_with(&p, format).unwrap();
         let g = f.create_group("a/b").unwrap();
         for i in 0..12 {
             g.new_attr::<i32>()

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use h5::types::h5type::{FixedAscii, ObjectRef, VarLenArray, VarLenAscii};
 use h5::types::Datatype;
-use h5::{FileFormat, H5Type, WritableFile};
+use h5::{FileFormat, H5Type};
 
 const FORMATS: [FileFormat; 2] = [FileFormat::Compatible, FileFormat::Latest];
 
@@ -78,7 +78,7 @@ const S1_DDL: &str = "DATATYPE  H5T_COMPOUND {
 fn compound_s1_whole() {
     for format in FORMATS {
         let p = tmp("s1-whole", format);
-        let f = WritableFile::create_with(&p, format).unwrap();
+        let f = h5::File::create_with(&p, format).unwrap();
         let ds = f
             .new_dataset::<S1>()
             .shape(&[3])
@@ -125,7 +125,7 @@ fn compound_s1_by_field_with_preserve() {
     for format in FORMATS {
         for chunked in [false, true] {
             let p = tmp(&format!("s1-fields-{chunked}"), format);
-            let f = WritableFile::create_with(&p, format).unwrap();
+            let f = h5::File::create_with(&p, format).unwrap();
             let mut b = f.new_dataset::<S1>().shape(&[3]);
             if chunked {
                 b = b.chunk(&[2]);
@@ -200,7 +200,7 @@ fn nested_compound_89_bytes_4x3() {
     assert_eq!(S5::h5_type().size(), 89);
     for format in FORMATS {
         let p = tmp("s5", format);
-        let f = WritableFile::create_with(&p, format).unwrap();
+        let f = h5::File::create_with(&p, format).unwrap();
         let ds = f.new_dataset::<S5>().shape(&[4, 3]).create("ds").unwrap();
         let data: Vec<S5> = (0..12)
             .map(|i| S5 {
@@ -245,7 +245,7 @@ fn nested_compound_89_bytes_4x3() {
 fn two_dimensional_array_type() {
     for format in FORMATS {
         let p = tmp("array2d", format);
-        let f = WritableFile::create_with(&p, format).unwrap();
+        let f = h5::File::create_with(&p, format).unwrap();
         let ds = f
             .new_dataset::<[[i32; 2]; 3]>()
             .shape(&[4])
@@ -274,7 +274,7 @@ fn two_dimensional_array_type() {
 fn vlen_sequences_of_unsigned_ints() {
     for format in FORMATS {
         let p = tmp("vlen", format);
-        let f = WritableFile::create_with(&p, format).unwrap();
+        let f = h5::File::create_with(&p, format).unwrap();
         let ds = f
             .new_dataset::<VarLenArray<u32>>()
             .shape(&[10])
@@ -312,7 +312,7 @@ fn vlen_sequences_of_unsigned_ints() {
 fn vlen_strings_in_datasets_and_attributes() {
     for format in FORMATS {
         let p = tmp("vlstr", format);
-        let f = WritableFile::create_with(&p, format).unwrap();
+        let f = h5::File::create_with(&p, format).unwrap();
         let words = ["Parting", "is such", "sweet", "sorrow.", ""];
         let data: Vec<VarLenAscii> = words
             .iter()
@@ -369,7 +369,7 @@ fn five_colour_enum() {
     use Color::*;
     for format in FORMATS {
         let p = tmp("enum", format);
-        let f = WritableFile::create_with(&p, format).unwrap();
+        let f = h5::File::create_with(&p, format).unwrap();
         let ds = f
             .new_dataset::<Color>()
             .shape(&[8])
@@ -405,7 +405,7 @@ fn five_colour_enum() {
 fn object_references_to_groups_datasets_and_committed_types() {
     for format in FORMATS {
         let p = tmp("objref", format);
-        let f = WritableFile::create_with(&p, format).unwrap();
+        let f = h5::File::create_with(&p, format).unwrap();
         let g = f.create_group("Group1").unwrap();
         let d1 = g
             .new_dataset::<u32>()
@@ -465,7 +465,7 @@ fn object_references_to_groups_datasets_and_committed_types() {
 fn opaque_and_bitfield_data() {
     for format in FORMATS {
         let p = tmp("opaque", format);
-        let f = WritableFile::create_with(&p, format).unwrap();
+        let f = h5::File::create_with(&p, format).unwrap();
         let opaque: Datatype = "H5T_OPAQUE { OPQ_SIZE 4; OPQ_TAG \"certificate\"; }"
             .parse()
             .unwrap();
@@ -537,7 +537,7 @@ fn fill_values_for_ints_and_compounds() {
     for format in FORMATS {
         for chunked in [false, true] {
             let p = tmp(&format!("fill-{chunked}"), format);
-            let f = WritableFile::create_with(&p, format).unwrap();
+            let f = h5::File::create_with(&p, format).unwrap();
             let mut b = f
                 .new_dataset::<i32>()
                 .dtype("H5T_STD_I32BE".parse().unwrap())
@@ -603,7 +603,7 @@ fn compounds_with_variable_length_members() {
     use h5::types::h5type::VarLenUnicode;
     for format in FORMATS {
         let p = tmp("vlcompound", format);
-        let f = WritableFile::create_with(&p, format).unwrap();
+        let f = h5::File::create_with(&p, format).unwrap();
         let recs: Vec<Record> = (0..3u16)
             .map(|i| Record {
                 id: i,
@@ -654,7 +654,7 @@ fn h5diff_finds_no_difference_with_the_reference_librarys_files() {
     for format in FORMATS {
         let ours = tmp("diff-ours", format);
         let theirs = tmp("diff-theirs", format);
-        let f = WritableFile::create_with(&ours, format).unwrap();
+        let f = h5::File::create_with(&ours, format).unwrap();
         f.new_dataset::<S1>()
             .shape(&[3])
             .create("s1")

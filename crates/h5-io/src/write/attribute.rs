@@ -90,9 +90,24 @@ impl FileWriter {
         committed: Option<ObjId>,
         space: Dataspace,
     ) -> Result<()> {
+        self.create_attribute_as(obj, name, datatype, committed, space, false)
+    }
+
+    /// [`FileWriter::create_attribute`]; with `exact`, `datatype` already is a file datatype
+    /// (compound members keep their offsets).
+    pub(crate) fn create_attribute_as(
+        &mut self,
+        obj: ObjId,
+        name: &str,
+        datatype: &Datatype,
+        committed: Option<ObjId>,
+        space: Dataspace,
+        exact: bool,
+    ) -> Result<()> {
         ensure!(!name.is_empty(), InvalidArgument, "empty attribute name");
         let datatype = match committed {
             Some(c) => self.committed_type(c)?.clone(),
+            None if exact => datatype.clone(),
             None => disk_type(datatype)?,
         };
         let n = npoints(&space) as usize;

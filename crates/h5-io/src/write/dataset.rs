@@ -152,6 +152,9 @@ pub(crate) struct Dataset {
     storage: Storage,
     filters: Vec<Filter>,
     fill: Option<Vec<u8>>,
+    /// `false`: the fill value is undefined (what files of old library versions say), not
+    /// the default.
+    fill_defined: bool,
     alloc_time: u8,
     fill_time: FillTime,
 }
@@ -230,8 +233,8 @@ impl Dataset {
                 version: if latest { 3 } else { 2 },
                 alloc_time: self.alloc_time,
                 fill_time,
-                defined: true,
-                value: self.fill.clone(),
+                defined: self.fill_defined,
+                value: self.fill.clone().filter(|_| self.fill_defined),
             }),
             MessageFlags::CONSTANT,
         ));
@@ -245,7 +248,13 @@ impl Dataset {
                         .map(|f| fp::Filter {
                             id: fp::FilterId(f.id.0),
                             flags: f.flags,
-                            name: f.id.name().map(|n| n.as_bytes().to_vec()),
+                            // The filter's own name (a copied pipeline keeps it), or
+                            // the conventional one.
+                            name: f
+                                .name
+                                .as_deref()
+                                .or(f.id.name())
+                                .map(|n| n.as_bytes().to_vec()),
                             client_data: f.client_data.clone(),
                         })
                         .collect(),
@@ -317,7 +326,6 @@ impl Dataset {
     pub(crate) fn prepare(&mut self, w: &mut FileWriter) -> Result<()> {
         let elem = self.elem() as u64;
         let filters = !self.filters.is_empty();
-        let space_dims = self.dims();
         let space_max = match &self.space {
             Dataspace::Simple { maxdims, .. } => maxdims.clone(),
             _ => Vec::new(),
@@ -350,9 +358,10 @@ impl Dataset {
             }
             IndexKind::Implicit => return Ok(()),
             IndexKind::FixedArray => {
+                // Sized, and indexed, by the maximum dimensions (max_down_chunks).
                 *root = Some(write_fixed_array(
                     w,
-                    &space_dims,
+                    &space_max,
                     dims,
                     chunks,
                     filters,
@@ -499,15 +508,48 @@ impl FileWriter {
         self.create_object(base, path, Body::Datatype(datatype.clone()))
     }
 
+    /// Commit a datatype that no link names (what the reference library keeps when a
+    /// committed datatype's links were removed but datasets still share it).
+    pub(crate) fn commit_anonymous_datatype(&mut self, datatype: &Datatype) -> Result<ObjId> {
+        let id = self.new_object(
+            "<anonymous datatype>".to_owned(),
+            Body::Datatype(datatype.clone()),
+        )?;
+        self.object_mut(id)?.refcount = 0;
+        Ok(id)
+    }
+
     /// Create a dataset at `path` (intermediate groups are created as needed).
     pub fn create_dataset(&mut self, base: ObjId, path: &str, spec: DatasetSpec) -> Result<ObjId> {
-        let d = self.new_dataset(spec).map_err(|e| e.at_path(path))?;
+        let d = self.new_dataset(spec, false).map_err(|e| e.at_path(path))?;
         self.create_object(base, path, Body::Dataset(Box::new(d)))
     }
 
-    fn new_dataset(&mut self, spec: DatasetSpec) -> Result<Dataset> {
+    /// Create a dataset whose `spec.datatype` already is a file datatype (as a reader
+    /// returns it): compound members keep their offsets.
+    /// With `fill_defined` false the fill value message says "undefined" (and `spec` must
+    /// have no fill value).
+    pub(crate) fn create_dataset_exact(
+        &mut self,
+        base: ObjId,
+        path: &str,
+        spec: DatasetSpec,
+        fill_defined: bool,
+    ) -> Result<ObjId> {
+        ensure!(
+            fill_defined || spec.fill_value.is_none(),
+            InvalidArgument,
+            "{path}: a fill value that is undefined"
+        );
+        let mut d = self.new_dataset(spec, true).map_err(|e| e.at_path(path))?;
+        d.fill_defined = fill_defined;
+        self.create_object(base, path, Body::Dataset(Box::new(d)))
+    }
+
+    fn new_dataset(&mut self, spec: DatasetSpec, exact: bool) -> Result<Dataset> {
         let datatype = match spec.committed {
             Some(c) => self.committed_type(c)?.clone(),
+            None if exact => spec.datatype.clone(),
             None => disk_type(&spec.datatype)?,
         };
         let elem = file_size(&datatype);
@@ -595,8 +637,10 @@ impl FileWriter {
                                 _ => IndexKind::BTreeV2,
                             }
                         }
-                        Dataspace::Simple { dims, .. }
-                            if dims.iter().zip(cd).all(|(&d, &c)| d <= c) =>
+                        // One chunk holds the whole extent, up to the maximum dimensions
+                        // (the reference library's max_nchunks == 1).
+                        Dataspace::Simple { maxdims, .. }
+                            if maxdims.iter().zip(cd).all(|(&d, &c)| d <= c) =>
                         {
                             IndexKind::Single
                         }
@@ -655,6 +699,7 @@ impl FileWriter {
             storage,
             filters,
             fill: spec.fill_value,
+            fill_defined: true,
             alloc_time,
             fill_time: spec.fill_time,
         };
@@ -704,10 +749,11 @@ impl FileWriter {
                 dirty,
                 ..
             } => {
-                // One block for every chunk, in row-major order of chunk coordinates.
+                // One block for every chunk up to the maximum dimensions, in row-major
+                // order of chunk coordinates (the reference library's max_nchunks).
                 if root.is_none() {
                     let dims = match &d.space {
-                        Dataspace::Simple { dims, .. } => dims.clone(),
+                        Dataspace::Simple { maxdims, .. } => maxdims.clone(),
                         _ => Vec::new(),
                     };
                     let grid: Vec<u64> = dims
@@ -835,6 +881,70 @@ impl FileWriter {
                 }
             }
         }
+    }
+
+    /// The filter pipeline and chunk dimensions of a chunked dataset (`None` otherwise), as
+    /// its layout and filter pipeline messages will say.
+    pub(crate) fn chunk_setup(&self, ds: ObjId) -> Result<Option<(&[Filter], &[u64])>> {
+        let d = self.dataset(ds)?;
+        Ok(match &d.storage {
+            Storage::Chunked { dims, .. } => Some((&d.filters[..], &dims[..])),
+            _ => None,
+        })
+    }
+
+    /// Store one chunk's bytes as a chunk index records them: already filtered by this
+    /// dataset's pipeline (`mask` says which filters were skipped). For copies of stored
+    /// chunks; the pipeline must be the one they were encoded with.
+    pub(crate) fn put_raw_chunk(
+        &mut self,
+        ds: ObjId,
+        scaled: &[u64],
+        bytes: &[u8],
+        mask: u32,
+    ) -> Result<()> {
+        let d = self.dataset(ds)?;
+        let Storage::Chunked { dims, chunks, .. } = &d.storage else {
+            bail!(InvalidArgument, "{} is not chunked", self.object(ds)?.path);
+        };
+        ensure!(
+            scaled.len() == dims.len(),
+            InvalidArgument,
+            "chunk coordinates of rank {} for chunks of rank {}",
+            scaled.len(),
+            dims.len()
+        );
+        let full = (Dataset::chunk_elems(dims) * d.elem()) as u64;
+        ensure!(
+            !d.filters.is_empty() || bytes.len() as u64 == full,
+            BufferSize,
+            "an unfiltered chunk of {} bytes, not {full}",
+            bytes.len()
+        );
+        let size = bytes.len() as u64;
+        let loc = match chunks.get(scaled) {
+            Some(l) if l.cap >= size => ChunkLoc {
+                addr: l.addr,
+                size,
+                cap: l.cap,
+                mask,
+            },
+            _ => ChunkLoc {
+                addr: self.alloc_raw(size),
+                size,
+                cap: size,
+                mask,
+            },
+        };
+        self.put(loc.addr, bytes)?;
+        let o = self.object_mut(ds)?;
+        if let Body::Dataset(d) = &mut o.body {
+            if let Storage::Chunked { chunks, dirty, .. } = &mut d.storage {
+                chunks.insert(scaled.to_vec(), loc);
+                *dirty = true;
+            }
+        }
+        Ok(())
     }
 
     /// The extent of a dataset.

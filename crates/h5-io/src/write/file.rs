@@ -78,6 +78,8 @@ pub(crate) struct Object {
     pub(crate) dense_attrs: Option<(u64, u64)>,
     /// Whether attributes changed since dense storage was last written.
     pub(crate) attrs_dirty: bool,
+    /// The object comment (`H5Oset_comment`), if any.
+    pub(crate) comment: Option<Vec<u8>>,
     pub(crate) body: Body,
 }
 
@@ -91,7 +93,9 @@ pub(crate) struct Object {
 ///
 /// Not written yet: fractal heaps beyond one root indirect block of direct blocks (dense
 /// storage of more than about 512 KiB of link or attribute messages, huge objects excepted),
-/// filtered huge objects, shared object header messages, creation-order tracking.
+/// filtered huge objects, shared object header messages, creation-order tracking, virtual
+/// datasets, raw data in external files, undefined fill values set through the public API
+/// (copies keep them), modification times.
 #[derive(Debug)]
 pub struct FileWriter {
     file: Option<fs::File>,
@@ -167,6 +171,11 @@ impl FileWriter {
         &self.path
     }
 
+    /// The file now lives at `path` (after a rename).
+    pub(crate) fn set_path(&mut self, path: PathBuf) {
+        self.path = path;
+    }
+
     /// The format being written.
     pub fn format(&self) -> FileFormat {
         self.format
@@ -189,6 +198,35 @@ impl FileWriter {
     /// The address of the object's header: what an object reference to it stores.
     pub fn address(&self, id: ObjId) -> Result<u64> {
         Ok(self.object(id)?.addr)
+    }
+
+    /// Set (or with `None` remove) the object's comment (`H5Oset_comment`): ASCII text
+    /// without NUL bytes.
+    pub fn set_comment(&mut self, id: ObjId, comment: Option<&str>) -> Result<()> {
+        if let Some(c) = comment {
+            ensure!(
+                !c.contains('\0'),
+                InvalidArgument,
+                "an object comment cannot hold a NUL byte"
+            );
+            ensure!(
+                c.len() < 0xffff - 8,
+                LimitExceeded,
+                "an object comment of {} bytes does not fit a header message",
+                c.len()
+            );
+        }
+        self.object_mut(id)?.comment = comment.map(|c| c.as_bytes().to_vec());
+        Ok(())
+    }
+
+    /// The object's comment, if any.
+    pub fn comment(&self, id: ObjId) -> Result<Option<String>> {
+        Ok(self
+            .object(id)?
+            .comment
+            .as_ref()
+            .map(|c| String::from_utf8_lossy(c).into_owned()))
     }
 
     /// The path the object was created at.
@@ -295,6 +333,7 @@ impl FileWriter {
             path,
             dense_attrs: None,
             attrs_dirty: true,
+            comment: None,
             body,
         });
         let msgs = match self.header_messages(id) {
@@ -358,6 +397,12 @@ impl FileWriter {
                 MessageFlags::CONSTANT,
             )],
         };
+        if let Some(c) = &o.comment {
+            msgs.push((
+                Message::Comment(h5_format::message::comment::Comment { comment: c.clone() }),
+                0,
+            ));
+        }
         let refcount = self.refcount(id)?;
         if !v1 && refcount > 1 {
             // Version 2 headers keep a reference count other than 1 in a message.

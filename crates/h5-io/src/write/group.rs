@@ -35,6 +35,14 @@ pub enum LinkSpec {
         /// The object's path in it.
         path: String,
     },
+    /// A user-defined link (link type 65 to 255): its type and data, stored as they are
+    /// (the group then keeps link messages, in either format).
+    UserDefined {
+        /// The link type.
+        link_type: u8,
+        /// The link's data.
+        data: Vec<u8>,
+    },
 }
 
 /// A group's links and, in the compatible format, where its symbol table lives.
@@ -88,7 +96,7 @@ impl Group {
             && !self
                 .links
                 .values()
-                .any(|l| matches!(l, LinkSpec::External { .. }))
+                .any(|l| matches!(l, LinkSpec::External { .. } | LinkSpec::UserDefined { .. }))
     }
 
     /// The scratch-pad a symbol table entry for this group caches.
@@ -167,6 +175,10 @@ impl Group {
                     version_flags: 0,
                     file: file.as_bytes().to_vec(),
                     path: path.as_bytes().to_vec(),
+                },
+                LinkSpec::UserDefined { link_type, data } => LinkTarget::UserDefined {
+                    link_type: *link_type,
+                    data: data.clone(),
                 },
             };
             let charset = (!name.is_ascii()).then_some(1);
@@ -255,8 +267,8 @@ impl Group {
                         },
                     }
                 }
-                LinkSpec::External { .. } => {
-                    bail!(Format, "external link in a symbol table")
+                LinkSpec::External { .. } | LinkSpec::UserDefined { .. } => {
+                    bail!(Format, "external or user-defined link in a symbol table")
                 }
             };
             entries.push(entry);
@@ -572,6 +584,13 @@ impl FileWriter {
         }
         if let LinkSpec::Soft(p) | LinkSpec::External { path: p, .. } = &link {
             ensure!(!p.is_empty(), InvalidArgument, "{path}: empty link value");
+        }
+        if let LinkSpec::UserDefined { link_type, .. } = &link {
+            ensure!(
+                *link_type >= 65,
+                InvalidArgument,
+                "{path}: user-defined link types are 65 to 255, not {link_type}"
+            );
         }
         let (parent, name, _) = self.parent_for(base, path)?;
         if let LinkSpec::Hard(id) = &link {

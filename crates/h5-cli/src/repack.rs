@@ -1,0 +1,436 @@
+//! `h5 repack [--latest] [-l LAYOUT]... [-f FILTER]... IN OUT`: read any file the reader
+//! reads and write it anew with the writer, optionally with other layouts and filters.
+//!
+//! Every group, dataset, committed datatype, attribute and link is copied; the data stays
+//! the same bytes in the same file datatypes (variable-length values and references are
+//! rewritten for the new file). The options follow the reference `h5repack`:
+//!
+//! * `-l [OBJ,OBJ...:]CHUNK=D1xD2...`, `-l [OBJ...:]CONTI`, `-l [OBJ...:]COMPA`: the layout
+//!   of the listed datasets (of every dataset without a list).
+//! * `-f [OBJ,OBJ...:]FILTER` with FILTER one of `GZIP=L`, `SZIP=PPB,EC|NN`, `SHUF`, `FLET`,
+//!   `NBIT`, `SOFF=FACTOR,IN|DS`, `NONE`: the filters of the listed datasets (of every
+//!   dataset without a list). The `-f` options replace a dataset's pipeline, in the order
+//!   given; `NONE` removes every filter. A filter on a dataset that is not chunked chunks it
+//!   (one chunk of the whole extent, as `h5repack` does); a filter that does not apply to a
+//!   dataset's datatype is left out for it, with a warning.
+//! * `--latest`: write the latest format (superblock version 2) instead of the compatible
+//!   one.
+
+use std::cell::RefCell;
+
+use h5::io::filter::{self, Filter};
+use h5::io::selection::{Dataspace, UNLIMITED};
+use h5::io::write::{
+    copy_file, CopyOptions, DatasetSpec, Error as WError, ErrorKind as WKind, FileFormat,
+    FileWriter, StorageSpec,
+};
+
+const USAGE: &str = "usage: h5 repack [--latest] [-l [OBJ,..:]CHUNK=DxD..|CONTI|COMPA]... \
+                     [-f [OBJ,..:]GZIP=L|SZIP=PPB,EC|NN|SHUF|FLET|NBIT|SOFF=N,IN|DS|NONE]... IN OUT";
+
+/// A layout option.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum LayoutOpt {
+    Chunk(Vec<u64>),
+    Contiguous,
+    Compact,
+}
+
+/// A filter option: a filter to add, or NONE.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum FilterOpt {
+    Add(Filter),
+    None,
+}
+
+/// The objects an option applies to: all when empty.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Objects(Vec<String>);
+
+impl Objects {
+    fn matches(&self, path: &str) -> bool {
+        if self.0.is_empty() {
+            return true;
+        }
+        let p = path.trim_start_matches('/');
+        self.0.iter().any(|o| o.trim_start_matches('/') == p)
+    }
+}
+
+/// The parsed command line.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Options {
+    latest: bool,
+    layouts: Vec<(Objects, LayoutOpt)>,
+    filters: Vec<(Objects, FilterOpt)>,
+    input: String,
+    output: String,
+}
+
+/// Split `OBJ,OBJ:VALUE` into the object list and the value.
+fn split_objects(s: &str) -> (Objects, &str) {
+    match s.rsplit_once(':') {
+        Some((objs, v)) if !objs.is_empty() => (
+            Objects(
+                objs.split(',')
+                    .filter(|o| !o.is_empty())
+                    .map(str::to_owned)
+                    .collect(),
+            ),
+            v,
+        ),
+        _ => (Objects::default(), s),
+    }
+}
+
+fn parse_layout(s: &str) -> Result<(Objects, LayoutOpt), String> {
+    let (objs, v) = split_objects(s);
+    let up = v.to_ascii_uppercase();
+    let opt = if up == "CONTI" {
+        LayoutOpt::Contiguous
+    } else if up == "COMPA" {
+        LayoutOpt::Compact
+    } else if let Some(dims) = up.strip_prefix("CHUNK=") {
+        let dims: Result<Vec<u64>, _> = dims.split(['x', 'X']).map(str::parse::<u64>).collect();
+        match dims {
+            Ok(d) if !d.is_empty() && d.iter().all(|&x| x > 0) => LayoutOpt::Chunk(d),
+            _ => return Err(format!("bad chunk dimensions in {s:?}")),
+        }
+    } else {
+        return Err(format!(
+            "unknown layout {s:?} (CHUNK=DxD.., CONTI or COMPA)"
+        ));
+    };
+    Ok((objs, opt))
+}
+
+fn parse_filter(s: &str) -> Result<(Objects, FilterOpt), String> {
+    let (objs, v) = split_objects(s);
+    let up = v.to_ascii_uppercase();
+    let (name, arg) = match up.split_once('=') {
+        Some((n, a)) => (n, Some(a)),
+        None => (up.as_str(), None),
+    };
+    let num = |a: Option<&str>| -> Result<u32, String> {
+        a.and_then(|a| a.split(',').next())
+            .and_then(|x| x.parse().ok())
+            .ok_or_else(|| format!("filter {s:?} needs a number"))
+    };
+    let second = |a: Option<&str>| a.and_then(|a| a.split(',').nth(1)).map(str::to_owned);
+    let f = match name {
+        "NONE" => return Ok((objs, FilterOpt::None)),
+        "GZIP" => {
+            let l = num(arg)?;
+            if l > 9 {
+                return Err(format!("GZIP level {l} is not 1 to 9"));
+            }
+            Filter::deflate(l)
+        }
+        "SHUF" => Filter::shuffle(),
+        "FLET" => Filter::fletcher32(),
+        "NBIT" => Filter::nbit(),
+        "SZIP" => {
+            let ppb = num(arg)?;
+            let mask = match second(arg).as_deref() {
+                Some("EC") => filter::SZIP_EC,
+                Some("NN") | None => filter::SZIP_NN,
+                Some(o) => return Err(format!("SZIP coding {o:?} is not EC or NN")),
+            };
+            if ppb == 0 || ppb % 2 != 0 || ppb > 32 {
+                return Err(format!("SZIP pixels per block {ppb} is not even, 2 to 32"));
+            }
+            Filter::szip(mask, ppb)
+        }
+        "SOFF" => {
+            let factor: i32 = arg
+                .and_then(|a| a.split(',').next())
+                .and_then(|x| x.parse().ok())
+                .ok_or_else(|| format!("filter {s:?} needs a scale factor"))?;
+            let kind = match second(arg).as_deref() {
+                Some("IN") | None => 2,
+                Some("DS") => 0,
+                Some(o) => return Err(format!("SOFF type {o:?} is not IN or DS")),
+            };
+            Filter::scaleoffset(kind, factor)
+        }
+        _ => return Err(format!("unknown filter {s:?}")),
+    };
+    Ok((objs, FilterOpt::Add(f)))
+}
+
+fn parse_args(args: &[String]) -> Result<Options, String> {
+    let mut o = Options::default();
+    let mut files = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_str();
+        let mut value = |flag: &str| -> Result<String, String> {
+            if let Some(v) = a.strip_prefix(flag).filter(|v| !v.is_empty()) {
+                return Ok(v.trim_start_matches('=').to_owned());
+            }
+            i += 1;
+            args.get(i)
+                .cloned()
+                .ok_or_else(|| format!("{flag} needs a value"))
+        };
+        if a == "--latest" || a == "-L" {
+            o.latest = true;
+        } else if a.starts_with("--layout") {
+            let v = value("--layout")?;
+            o.layouts.push(parse_layout(&v)?);
+        } else if a.starts_with("-l") {
+            let v = value("-l")?;
+            o.layouts.push(parse_layout(&v)?);
+        } else if a.starts_with("--filter") {
+            let v = value("--filter")?;
+            o.filters.push(parse_filter(&v)?);
+        } else if a.starts_with("-f") {
+            let v = value("-f")?;
+            o.filters.push(parse_filter(&v)?);
+        } else if a.starts_with('-') && a.len() > 1 {
+            return Err(format!("unknown option {a:?}"));
+        } else {
+            files.push(a.to_owned());
+        }
+        i += 1;
+    }
+    match <[String; 2]>::try_from(files) {
+        Ok([input, output]) => {
+            o.input = input;
+            o.output = output;
+            Ok(o)
+        }
+        Err(f) => Err(format!("need IN and OUT, got {} file names", f.len())),
+    }
+}
+
+/// The number of bytes of the dataset's data.
+fn data_bytes(spec: &DatasetSpec) -> u64 {
+    let n: u64 = match &spec.space {
+        Dataspace::Simple { dims, .. } => dims.iter().product(),
+        Dataspace::Scalar => 1,
+        _ => 0,
+    };
+    n.saturating_mul(h5::format::message::datatype::disk_size(
+        &spec.datatype,
+        h5::format::Sizes::DEFAULT,
+    ))
+}
+
+/// Apply the layout and filter options to one dataset.
+fn adjust(o: &Options, path: &str, spec: &mut DatasetSpec, warn: &mut Vec<String>) {
+    let (dims, maxdims) = match &spec.space {
+        Dataspace::Simple { dims, maxdims } => (dims.clone(), maxdims.clone()),
+        // Scalar and null datasets keep their layout.
+        _ => return,
+    };
+    let unlimited = maxdims != dims;
+    let chunk_for = |want: &[u64]| -> Vec<u64> {
+        want.iter()
+            .zip(&maxdims)
+            .map(|(&c, &m)| if m == UNLIMITED { c } else { c.min(m.max(1)) })
+            .collect()
+    };
+    for (objs, l) in &o.layouts {
+        if !objs.matches(path) {
+            continue;
+        }
+        match l {
+            LayoutOpt::Chunk(c) if c.len() == dims.len() => {
+                spec.storage = StorageSpec::Chunked(chunk_for(c))
+            }
+            LayoutOpt::Chunk(c) => warn.push(format!(
+                "{path}: chunk of rank {} for a dataset of rank {}: layout kept",
+                c.len(),
+                dims.len()
+            )),
+            LayoutOpt::Contiguous | LayoutOpt::Compact if unlimited => warn.push(format!(
+                "{path}: unlimited dimensions need chunks: layout kept"
+            )),
+            LayoutOpt::Contiguous => spec.storage = StorageSpec::Contiguous,
+            LayoutOpt::Compact if data_bytes(spec) > 0xffff - 1024 => warn.push(format!(
+                "{path}: {} bytes are too many for compact storage: layout kept",
+                data_bytes(spec)
+            )),
+            LayoutOpt::Compact => spec.storage = StorageSpec::Compact,
+        }
+    }
+    let mine: Vec<&FilterOpt> = o
+        .filters
+        .iter()
+        .filter(|(objs, _)| objs.matches(path))
+        .map(|(_, f)| f)
+        .collect();
+    if mine.is_empty() {
+        return;
+    }
+    let mut pipeline = Vec::new();
+    for f in mine {
+        match f {
+            FilterOpt::None => pipeline.clear(),
+            FilterOpt::Add(f) => pipeline.push(f.clone()),
+        }
+    }
+    if !pipeline.is_empty() && !matches!(spec.storage, StorageSpec::Chunked(_)) {
+        if dims.contains(&0) {
+            warn.push(format!(
+                "{path}: an empty dataset cannot be chunked: no filters"
+            ));
+            pipeline.clear();
+        } else {
+            spec.storage = StorageSpec::Chunked(chunk_for(&dims));
+        }
+    }
+    // Keep only the filters that apply to this datatype and chunk shape.
+    if let StorageSpec::Chunked(c) = &spec.storage {
+        let fill = match &spec.fill_value {
+            Some(v) => filter::FillValue::User(v),
+            None => filter::FillValue::Default,
+        };
+        pipeline.retain(|f| match filter::set_local(f, &spec.datatype, c, fill) {
+            Ok(_) => true,
+            Err(e) => {
+                warn.push(format!("{path}: filter {} left out: {e}", f.id));
+                false
+            }
+        });
+    }
+    spec.filters = pipeline;
+}
+
+fn repack(o: &Options) -> Result<Vec<String>, String> {
+    let same = match (
+        std::fs::canonicalize(&o.input),
+        std::fs::canonicalize(&o.output),
+    ) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if same {
+        return Err(format!(
+            "{} -> {}: IN and OUT are the same file",
+            o.input, o.output
+        ));
+    }
+    let src = h5::File::open(&o.input).map_err(|e| format!("{}: {e}", o.input))?;
+    let format = if o.latest {
+        FileFormat::Latest
+    } else {
+        FileFormat::Compatible
+    };
+    let mut w = FileWriter::create(&o.output, format).map_err(|e| e.to_string())?;
+    let warnings = RefCell::new(Vec::new());
+    let hook = |path: &str, spec: &mut DatasetSpec| -> Result<(), WError> {
+        let mut warn = warnings
+            .try_borrow_mut()
+            .map_err(|_| WError::new(WKind::InvalidArgument, "re-entered hook"))?;
+        adjust(o, path, spec, &mut warn);
+        Ok(())
+    };
+    let opts = CopyOptions {
+        dataset_hook: Some(&hook),
+        strict: false,
+        max_read: 0,
+    };
+    let copied = copy_file(src.inner(), &mut w, &opts);
+    let closed = w.close();
+    let report = match copied.and_then(|r| closed.map(|()| r)) {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = std::fs::remove_file(&o.output);
+            return Err(format!("{} -> {}: {e}", o.input, o.output));
+        }
+    };
+    let mut out = warnings.into_inner();
+    out.extend(report.skipped);
+    Ok(out)
+}
+
+/// Run `h5 repack ARGS`; returns the exit status.
+pub fn main(args: &[String]) -> i32 {
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        println!("{USAGE}");
+        return 0;
+    }
+    let o = match parse_args(args) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("h5 repack: {e}\n{USAGE}");
+            return 2;
+        }
+    };
+    match repack(&o) {
+        Ok(warnings) => {
+            for w in warnings {
+                eprintln!("h5 repack: warning: {w}");
+            }
+            0
+        }
+        Err(e) => {
+            eprintln!("h5 repack: {e}");
+            1
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn parses_layouts_and_filters() {
+        let o = parse_args(&args(
+            "--latest -l dset1,g/d2:CHUNK=10x20 -lCONTI -f GZIP=6 -f d:SHUF -f SZIP=8,NN \
+             -f SOFF=3,DS -f NONE in.h5 out.h5",
+        ))
+        .unwrap();
+        assert!(o.latest);
+        assert_eq!(
+            o.layouts,
+            [
+                (
+                    Objects(vec!["dset1".into(), "g/d2".into()]),
+                    LayoutOpt::Chunk(vec![10, 20])
+                ),
+                (Objects::default(), LayoutOpt::Contiguous),
+            ]
+        );
+        assert_eq!(o.filters.len(), 5);
+        assert_eq!(
+            o.filters[0],
+            (Objects::default(), FilterOpt::Add(Filter::deflate(6)))
+        );
+        assert_eq!(
+            o.filters[1],
+            (Objects(vec!["d".into()]), FilterOpt::Add(Filter::shuffle()))
+        );
+        assert_eq!(
+            o.filters[2].1,
+            FilterOpt::Add(Filter::szip(filter::SZIP_NN, 8))
+        );
+        assert_eq!(o.filters[3].1, FilterOpt::Add(Filter::scaleoffset(0, 3)));
+        assert_eq!(o.filters[4].1, FilterOpt::None);
+        assert_eq!((o.input.as_str(), o.output.as_str()), ("in.h5", "out.h5"));
+        assert!(Objects(vec!["/g/d2".into()]).matches("/g/d2"));
+        assert!(!Objects(vec!["g".into()]).matches("/g/d2"));
+    }
+
+    #[test]
+    fn rejects_bad_options() {
+        for bad in [
+            "-l CHUNK=0x3 a b",
+            "-l FOO a b",
+            "-f GZIP=12 a b",
+            "-f SZIP=7,NN a b",
+            "-f XYZ a b",
+            "a",
+            "-q a b",
+        ] {
+            assert!(parse_args(&args(bad)).is_err(), "{bad}");
+        }
+    }
+}
