@@ -96,6 +96,7 @@ mod compound;
 mod enumeration;
 mod except;
 mod float;
+mod in_place;
 mod int;
 mod plan;
 mod string;
@@ -200,21 +201,30 @@ impl Converter {
                 dst.len()
             ),
         }
-        opts.report = ConversionReport::default();
-        let mut ctx = Ctx::new(opts);
-        let result = self.plan.run(src, ssize, dst, dsize, n, &mut ctx);
-        let mut report = std::mem::take(&mut ctx.report);
-        drop(ctx);
-        report.range_errors.sort_unstable();
-        report.range_errors.dedup();
-        let netcdf_error = (opts.policy == Policy::NetCdf && !report.range_errors.is_empty())
-            .then(|| range_error(&report.range_errors));
-        opts.report = report;
-        result?;
-        match netcdf_error {
-            Some(e) => Err(e),
-            None => Ok(()),
-        }
+        with_ctx(opts, |ctx| self.plan.run(src, ssize, dst, dsize, n, ctx))
+    }
+}
+
+/// Run a conversion with a fresh context over `opts`, then fill in `opts.report` and turn
+/// netCDF range errors into the call's error.
+fn with_ctx(
+    opts: &mut ConversionOptions<'_>,
+    f: impl FnOnce(&mut Ctx) -> Result<()>,
+) -> Result<()> {
+    opts.report = ConversionReport::default();
+    let mut ctx = Ctx::new(opts);
+    let result = f(&mut ctx);
+    let mut report = std::mem::take(&mut ctx.report);
+    drop(ctx);
+    report.range_errors.sort_unstable();
+    report.range_errors.dedup();
+    let netcdf_error = (opts.policy == Policy::NetCdf && !report.range_errors.is_empty())
+        .then(|| range_error(&report.range_errors));
+    opts.report = report;
+    result?;
+    match netcdf_error {
+        Some(e) => Err(e),
+        None => Ok(()),
     }
 }
 
