@@ -2,6 +2,8 @@
 //! place) and against [`Converter::convert`] on random types, with exception counts,
 //! handler indices and netCDF range errors.
 
+// The same helpers as the engine's unit tests (convert/tests.rs) use.
+#[allow(clippy::duplicate_mod)]
 #[path = "../../../tests/support/oracle_convert.rs"]
 mod support;
 
