@@ -33,6 +33,10 @@ use crate::selection::{
     copy_to_memory, nc_access, Dataspace, MemoryMap, NcForm, NcMode, Selection,
 };
 
+/// The bytes (of the larger of the file's and the memory's element size) converted per
+/// block when a read converts as it reads.
+const CONVERT_BLOCK_BYTES: usize = 256 * 1024;
+
 /// The largest buffer one read allocates.
 pub const MAX_READ_BYTES: u64 = 1 << 36;
 
@@ -315,9 +319,93 @@ impl Dataset {
 
     /// Every element converted to `T`.
     pub fn read<T: H5Type>(&self) -> Result<Vec<T>> {
+        self.read_all().map_err(|e| e.at(&self.loc.path))
+    }
+
+    fn read_all<T: H5Type>(&self) -> Result<Vec<T>> {
         let n = self.space.npoints();
+        let esize = self.element_size();
+        let plain = !self.datatype.has_variable_length() && esize == self.datatype.size();
+        if let (true, LayoutClass::Contiguous { address, .. }, None) =
+            (plain, &self.layout.class, &self.external)
+        {
+            if !address.is_undef() && esize > 0 {
+                let conv = Converter::new(&self.datatype, &T::h5_type())?;
+                if !conv.is_noop() && conv.is_elementwise() && conv.dst().size() > 0 {
+                    let n = usize::try_from(n)
+                        .map_err(|_| Error::new(ErrorKind::LimitExceeded, "read too large"))?;
+                    return self.read_contiguous_converted(address.0, n, esize, &conv);
+                }
+            }
+        }
         self.read_as(&Selection::All, &MemoryMap::packed(n))
-            .map_err(|e| e.at(&self.loc.path))
+    }
+
+    /// All `n` elements of contiguous storage at `a`, converted to `T` a block at a time as
+    /// they are read (as the reference library converts through its type conversion
+    /// buffer): neither the file's bytes nor the converted image are ever held whole.
+    fn read_contiguous_converted<T: H5Type>(
+        &self,
+        a: u64,
+        n: usize,
+        esize: usize,
+        conv: &Converter,
+    ) -> Result<Vec<T>> {
+        let tsize = conv.dst().size();
+        ensure!(
+            tsize == std::mem::size_of::<T>(),
+            Datatype,
+            "the memory type's size {tsize} differs from the Rust type's"
+        );
+        let raw = self.loc.file.raw();
+        let need = (n as u64).saturating_mul(esize as u64);
+        ensure!(
+            a.checked_add(need).is_some_and(|e| e <= raw.end()),
+            Format,
+            "contiguous storage of {need} bytes at {a:#x} extends past the end of the file ({:#x})",
+            raw.end()
+        );
+        let total = n
+            .checked_mul(tsize)
+            .filter(|&t| t as u64 <= MAX_READ_BYTES)
+            .ok_or_else(|| too_large(n as u64, tsize))?;
+        check_alloc(total)?;
+        let block = (CONVERT_BLOCK_BYTES / esize.max(tsize)).max(1);
+        let mut input = vec![0u8; block.min(n) * esize];
+        let mut opts = ConversionOptions::new();
+        let blocks = (0..n).step_by(block).map(|i| (i, block.min(n - i)));
+        if let Some(mut values) = T::zeroed_vec(n) {
+            if let Some(bytes) = T::image_bytes_mut(&mut values) {
+                for (i, len) in blocks {
+                    raw.read_into(Addr(a + (i * esize) as u64), &mut input[..len * esize])?;
+                    let out = &mut bytes[i * tsize..(i + len) * tsize];
+                    conv.convert(&input, out, len, &mut opts)?;
+                }
+                return Ok(values);
+            }
+        }
+        let mut values = Vec::new();
+        values.try_reserve_exact(n).map_err(|_| {
+            Error::new(
+                ErrorKind::LimitExceeded,
+                format!("cannot allocate {total} bytes"),
+            )
+        })?;
+        let mut out = vec![0u8; block.min(n) * tsize];
+        let heap = VarLenHeap::new();
+        for (i, len) in blocks {
+            raw.read_into(Addr(a + (i * esize) as u64), &mut input[..len * esize])?;
+            let out = &mut out[..len * tsize];
+            if conv.needs_background() {
+                // Members the file lacks read as zeros, as in a whole-buffer conversion.
+                out.fill(0);
+            }
+            conv.convert(&input, out, len, &mut opts)?;
+            for e in out.chunks_exact(tsize) {
+                values.push(T::decode(e, &heap)?);
+            }
+        }
+        Ok(values)
     }
 
     /// The selected elements converted to `T`, in the selection's order.

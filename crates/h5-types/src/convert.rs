@@ -164,6 +164,13 @@ impl Converter {
         matches!(self.plan, plan::Plan::Noop { .. })
     }
 
+    /// Whether each element converts independently of the others, so that converting a
+    /// buffer in pieces gives the same results as one call (the general float algorithms,
+    /// for one, carry state from element to element within a call).
+    pub fn is_elementwise(&self) -> bool {
+        self.plan.is_stateless()
+    }
+
     /// Whether the destination buffer's previous contents matter: compound conversions keep
     /// the destination members that the source does not have (the background).
     pub fn needs_background(&self) -> bool {

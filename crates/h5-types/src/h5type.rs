@@ -92,6 +92,13 @@ pub trait H5Type: Sized {
         None
     }
 
+    /// The bytes of `values`, for the types that have [`H5Type::image_bytes_mut`]: their
+    /// memory image without encoding them one by one. `None`, the default, for the others.
+    fn image_bytes(values: &[Self]) -> Option<&[u8]> {
+        let _ = values;
+        None
+    }
+
     /// `n` zero values, for the types that have [`H5Type::image_bytes_mut`] (`None`, the
     /// default, for the others). The memory comes zeroed from the allocator, so pages
     /// nothing writes cost nothing.
@@ -217,6 +224,10 @@ macro_rules! impl_int {
                 Some(bytemuck::cast_slice_mut(values))
             }
 
+            fn image_bytes(values: &[Self]) -> Option<&[u8]> {
+                Some(bytemuck::cast_slice(values))
+            }
+
             fn zeroed_vec(n: usize) -> Option<Vec<Self>> {
                 Some(vec![0 as $t; n])
             }
@@ -249,6 +260,10 @@ macro_rules! impl_float {
 
             fn image_bytes_mut(values: &mut [Self]) -> Option<&mut [u8]> {
                 Some(bytemuck::cast_slice_mut(values))
+            }
+
+            fn image_bytes(values: &[Self]) -> Option<&[u8]> {
+                Some(bytemuck::cast_slice(values))
             }
 
             fn zeroed_vec(n: usize) -> Option<Vec<Self>> {
