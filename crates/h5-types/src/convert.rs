@@ -22,6 +22,9 @@
 //! # Ok::<(), h5_types::Error>(())
 //! ```
 //!
+//! [`Converter::convert_in_place`] converts in one buffer, as `H5Tconvert` does: the buffer
+//! holds the source elements and receives the destination elements, with the same results.
+//!
 //! # Agreement with the reference library
 //!
 //! Results are those of the reference library's `H5Tconvert` (version 1.10 on x86-64), bit for
