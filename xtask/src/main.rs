@@ -9,7 +9,8 @@
 //!   committed.
 //! - `bench [GROUP...] [--runs N] [--reps R] [--mib M] [--tsv]`: build `h5-bench` in release and run it:
 //!   each benchmark group side by side with the reference (for `convert`, the reference
-//!   library's `H5Tconvert`), interleaved, reported as median throughputs and their ratios.
+//!   library's `H5Tconvert`; for `read` and `write`, h5py), interleaved, reported as median
+//!   times and their ratios.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -29,7 +30,7 @@ fn main() -> ExitCode {
         Some("gen-fixtures") => gen_fixtures(args.iter().any(|a| a == "--check")),
         Some("bench") => bench(&args[1..]),
         Some("help") | Some("--help") | Some("-h") | None => {
-            println!("usage: cargo xtask <task>\n\ntasks:\n  ci               install oracles, fmt check, clippy -D warnings, all tests\n  install-oracles  install h5dump/libhdf5 (apt) and h5py (pip) if missing\n  gen-fixtures     write the h5py fixtures and their reference dumps (--check: verify them)\n  bench            benchmarks side by side with the reference library: [convert] [--runs N] [--reps R] [--mib M] [--tsv]");
+            println!("usage: cargo xtask <task>\n\ntasks:\n  ci               install oracles, fmt check, clippy -D warnings, all tests\n  install-oracles  install h5dump/libhdf5 (apt) and h5py (pip) if missing\n  gen-fixtures     write the h5py fixtures and their reference dumps (--check: verify them)\n  bench            benchmarks side by side with the reference library and h5py: [convert] [read] [write] [--runs N] [--reps R] [--mib M] [--tsv]");
             Ok(())
         }
         Some(other) => Err(format!("unknown task {other:?} (try `cargo xtask help`)")),

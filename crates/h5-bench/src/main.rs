@@ -7,10 +7,19 @@ use std::process::ExitCode;
 const USAGE: &str = "usage: h5-bench [GROUP...] [--runs N] [--reps R] [--mib M] [--tsv]
        h5-bench worker GROUP MIB REPS NAME|all [DUMPFILE]
 
-Runs each group (default: all; groups: convert) N times on each side (default 7), with
-buffers of M MiB (default 64), alternating ours and the reference; each run times R calls
-(default 3) after a warm-up. Prints the medians over all timed calls and their ratios.
-Exits non-zero when the two sides' outputs differ.";
+Runs each group (default: all; groups: convert, read, write) N times on each side,
+alternating ours and the reference; each run times R calls of each benchmark. Prints the
+medians over all timed calls and their ratios. Exits non-zero when the two sides' outputs
+differ.
+
+  convert  h5_types::convert against the reference library's H5Tconvert on buffers of M MiB
+           (defaults: N 7, R 3 after a warm-up, M 64)
+  read     reading files made by h5py, against h5py: open and list 10,000 objects, an
+           M MiB contiguous f64 dataset, the same chunked with shuffle and deflate, one field
+           of a 5-field compound dataset of M MiB (defaults: N 5, R 1, M 256)
+  write    writing, against h5py: M MiB contiguous, the same chunked with shuffle and
+           deflate, 100,000 small attributes, 10^6 compound records appended one chunk at a
+           time (defaults: N 5, R 1, M 256)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -47,21 +56,16 @@ fn run(args: &[String]) -> Result<bool, String> {
         )?;
         return Ok(true);
     }
-    let mut cfg = Config {
-        runs: 7,
-        reps: 3,
-        mib: 64,
-        our_exe: std::env::current_exe().map_err(|e| format!("locating h5-bench: {e}"))?,
-        tsv: false,
-    };
+    let (mut runs, mut reps, mut mib, mut tsv) = (None, None, None, false);
+    let our_exe = std::env::current_exe().map_err(|e| format!("locating h5-bench: {e}"))?;
     let mut names = Vec::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
-            "--runs" => cfg.runs = number("--runs", it.next())?,
-            "--reps" => cfg.reps = number("--reps", it.next())?,
-            "--mib" => cfg.mib = number("--mib", it.next())?,
-            "--tsv" => cfg.tsv = true,
+            "--runs" => runs = Some(number("--runs", it.next())?),
+            "--reps" => reps = Some(number("--reps", it.next())?),
+            "--mib" => mib = Some(number("--mib", it.next())?),
+            "--tsv" => tsv = true,
             "-h" | "--help" | "help" => {
                 println!("{USAGE}");
                 return Ok(true);
@@ -81,6 +85,14 @@ fn run(args: &[String]) -> Result<bool, String> {
         .iter()
         .filter(|g| names.is_empty() || names.iter().any(|n| n == g.name()))
     {
+        let d = g.defaults();
+        let cfg = Config {
+            runs: runs.unwrap_or(d.runs),
+            reps: reps.unwrap_or(d.reps),
+            mib: mib.unwrap_or(d.mib),
+            our_exe: our_exe.clone(),
+            tsv,
+        };
         let outcomes = runner::run_group(g.as_ref(), &cfg)?;
         print!("{}", runner::report(g.as_ref(), &cfg, &outcomes));
         ok &= outcomes.iter().all(|o| o.mismatches.is_empty());

@@ -76,6 +76,32 @@ pub trait Group {
     fn benchmarks(&self) -> Vec<(&'static str, &'static str)>;
     /// What the reference is, for the table's title.
     fn reference_label(&self) -> &'static str;
+    /// The bytes one call of benchmark `name` processes at `mib` MiB (the basis of its
+    /// throughput; 0 for benchmarks counted in objects, which get no throughput). Both
+    /// sides must report it.
+    fn bytes(&self, name: &str, mib: usize) -> u64 {
+        let _ = name;
+        (mib as u64) << 20
+    }
+    /// The defaults of `--runs`, `--reps` and `--mib` for this group.
+    fn defaults(&self) -> Defaults {
+        Defaults {
+            runs: 7,
+            reps: 3,
+            mib: 64,
+        }
+    }
+    /// Make what both sides need before the first run (input files, say).
+    fn setup(&self, cfg: &Config) -> Result {
+        let _ = cfg;
+        Ok(())
+    }
+    /// Further checks of benchmark `name` after the runs, given the reference side's output
+    /// digest: one message per problem.
+    fn check(&self, cfg: &Config, name: &str, reference: u64) -> Result<Vec<String>> {
+        let _ = (cfg, name, reference);
+        Ok(Vec::new())
+    }
     /// The command that runs one side on buffers of `mib` MiB, timing `reps` calls of each
     /// benchmark after a warm-up: all benchmarks, or only the one named; with `dump`, it also
     /// writes that benchmark's output bytes to the file. `our_exe` is the `h5-bench`
@@ -89,6 +115,17 @@ pub trait Group {
         only: Option<&str>,
         dump: Option<&Path>,
     ) -> Result<Command>;
+}
+
+/// A group's default parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Defaults {
+    /// Runs (processes) of each side.
+    pub runs: usize,
+    /// Timed calls per benchmark in each run.
+    pub reps: usize,
+    /// Buffer or dataset size in MiB.
+    pub mib: usize,
 }
 
 /// The runner's parameters.
@@ -193,6 +230,7 @@ fn run_side(group: &dyn Group, cfg: &Config, side: Side) -> Result<Vec<Measureme
 /// output checks of each benchmark.
 pub fn run_group(group: &dyn Group, cfg: &Config) -> Result<Vec<Outcome>> {
     let benches = group.benchmarks();
+    group.setup(cfg)?;
     // times[b][side], hashes[b][side]
     let mut times = vec![[Vec::new(), Vec::new()]; benches.len()];
     let mut hashes = vec![[Vec::new(), Vec::new()]; benches.len()];
@@ -221,7 +259,7 @@ pub fn run_group(group: &dyn Group, cfg: &Config) -> Result<Vec<Outcome>> {
                     .ok_or_else(|| {
                         format!("{}: unexpected benchmark {:?}", group.name(), m.name)
                     })?;
-                let expect = (cfg.mib as u64) << 20;
+                let expect = group.bytes(&m.name, cfg.mib);
                 if m.bytes != expect {
                     return Err(format!(
                         "{}: {} side reported {} bytes for {}, expected {expect}",
@@ -256,10 +294,11 @@ pub fn run_group(group: &dyn Group, cfg: &Config) -> Result<Vec<Outcome>> {
         if h_ours.iter().chain(h_ref).any(|h| *h != h_ref[0]) {
             mismatches.push(locate_mismatch(group, cfg, name)?);
         }
+        mismatches.extend(group.check(cfg, name, h_ref[0])?);
         outcomes.push(Outcome {
             name,
             what,
-            bytes: (cfg.mib as u64) << 20,
+            bytes: group.bytes(name, cfg.mib),
             ours,
             reference,
             mismatches,
@@ -335,7 +374,7 @@ pub fn report(group: &dyn Group, cfg: &Config, outcomes: &[Outcome]) -> String {
         return s;
     }
     s.push_str(&format!(
-        "{}: {} MiB buffers, against {}; medians of {} interleaved runs x {} timed calls\n",
+        "{}: {} MiB, against {}; medians of {} interleaved runs x {} timed calls\n",
         group.name(),
         cfg.mib,
         group.reference_label(),
@@ -343,13 +382,22 @@ pub fn report(group: &dyn Group, cfg: &Config, outcomes: &[Outcome]) -> String {
         cfg.reps
     ));
     s.push_str("ratio = reference time / our time (above 1: we are faster)\n\n");
-    let rows: Vec<[String; 6]> = outcomes
+    let rate = |o: &Outcome, t: f64| {
+        if o.bytes == 0 {
+            "-".to_owned()
+        } else {
+            format!("{:.2}", gbps(o.bytes, t))
+        }
+    };
+    let rows: Vec<[String; 8]> = outcomes
         .iter()
         .map(|o| {
             [
                 o.what.to_owned(),
-                format!("{:.2}", gbps(o.bytes, o.ours.median)),
-                format!("{:.2}", gbps(o.bytes, o.reference.median)),
+                format!("{:.1}", o.ours.median * 1e3),
+                format!("{:.1}", o.reference.median * 1e3),
+                rate(o, o.ours.median),
+                rate(o, o.reference.median),
                 format!("{:.2}", o.ratio()),
                 format!(
                     "{:.1}-{:.1} / {:.1}-{:.1}",
@@ -364,6 +412,8 @@ pub fn report(group: &dyn Group, cfg: &Config, outcomes: &[Outcome]) -> String {
         .collect();
     let head = [
         "benchmark",
+        "ours ms",
+        "reference ms",
         "ours GB/s",
         "reference GB/s",
         "ratio",
@@ -393,7 +443,7 @@ pub fn report(group: &dyn Group, cfg: &Config, outcomes: &[Outcome]) -> String {
     for r in &rows {
         s.push_str(&line(&r.iter().map(String::as_str).collect::<Vec<_>>()));
     }
-    s.push_str("(GB/s: the larger of the two buffers, 10^9 bytes per second)\n");
+    s.push_str("(ms: median time of one call; GB/s: 10^9 bytes per second)\n");
     for o in outcomes {
         for m in &o.mismatches {
             s.push_str(&format!(

@@ -37,6 +37,34 @@ fn conversion_outputs_match_the_reference() {
     assert!(!text.contains("MISMATCH"), "{text}");
 }
 
+#[test]
+fn read_and_write_outputs_match_h5py() {
+    let Some(_) = h5_oracle::require("h5py", h5_oracle::h5py()) else {
+        return;
+    };
+    let groups: [Box<dyn Group>; 2] = [
+        Box::new(h5_bench::read::ReadGroup::default()),
+        Box::new(h5_bench::write::WriteGroup::default()),
+    ];
+    for group in &groups {
+        let cfg = Config {
+            runs: 1,
+            reps: 1,
+            ..config(2, 1)
+        };
+        let outcomes = run_group(group.as_ref(), &cfg).unwrap();
+        assert_eq!(outcomes.len(), 4, "{}", group.name());
+        for o in &outcomes {
+            assert!(o.mismatches.is_empty(), "{}: {:?}", o.name, o.mismatches);
+            assert_eq!((o.ours.samples, o.reference.samples), (1, 1));
+        }
+        let text = report(group.as_ref(), &cfg, &outcomes);
+        assert!(!text.contains("MISMATCH"), "{text}");
+        // Benchmarks counted in objects have no throughput.
+        assert!(text.contains(" - "), "{text}");
+    }
+}
+
 /// Two sides that print the same benchmark with different outputs.
 struct Disagreeing;
 

@@ -18,6 +18,8 @@ use h5_format::message::filter_pipeline::FilterPipeline;
 use h5_format::message::layout::{Layout, LayoutClass, CHUNK_DONT_FILTER_PARTIAL_BOUND_CHUNKS};
 use h5_format::message::{Message, MessageType};
 use h5_format::{limits, Addr};
+use h5_types::convert::{ConversionOptions, Converter, VarLenHeap};
+use h5_types::h5type::decode_slice;
 use h5_types::{Datatype, H5Type};
 
 use crate::attribute::{self, Attribute};
@@ -30,6 +32,10 @@ use crate::object::Object;
 use crate::selection::{
     copy_to_memory, nc_access, Dataspace, MemoryMap, NcForm, NcMode, Selection,
 };
+
+/// The bytes (of the larger of the file's and the memory's element size) converted per
+/// block when a read converts as it reads.
+const CONVERT_BLOCK_BYTES: usize = 256 * 1024;
 
 /// The largest buffer one read allocates.
 pub const MAX_READ_BYTES: u64 = 1 << 36;
@@ -322,16 +328,99 @@ impl Dataset {
 
     /// Every element converted to `T`.
     pub fn read<T: H5Type>(&self) -> Result<Vec<T>> {
-        let (b, _) = self.read_raw()?;
-        crate::vlen::decode_as::<T>(&self.loc.file, &self.datatype, &b)
-            .map_err(|e| e.at(&self.loc.path))
+        self.read_all().map_err(|e| e.at(&self.loc.path))
+    }
+
+    fn read_all<T: H5Type>(&self) -> Result<Vec<T>> {
+        let n = self.space.npoints();
+        let esize = self.element_size();
+        let plain = !self.datatype.has_variable_length() && esize == self.datatype.size();
+        if let (true, LayoutClass::Contiguous { address, .. }, None) =
+            (plain, &self.layout.class, &self.external)
+        {
+            if !address.is_undef() && esize > 0 {
+                let conv = Converter::new(&self.datatype, &T::h5_type())?;
+                if !conv.is_noop() && conv.is_elementwise() && conv.dst().size() > 0 {
+                    let n = usize::try_from(n)
+                        .map_err(|_| Error::new(ErrorKind::LimitExceeded, "read too large"))?;
+                    return self.read_contiguous_converted(address.0, n, esize, &conv);
+                }
+            }
+        }
+        self.read_as(&Selection::All, &MemoryMap::packed(n))
+    }
+
+    /// All `n` elements of contiguous storage at `a`, converted to `T` a block at a time as
+    /// they are read (as the reference library converts through its type conversion
+    /// buffer): neither the file's bytes nor the converted image are ever held whole.
+    fn read_contiguous_converted<T: H5Type>(
+        &self,
+        a: u64,
+        n: usize,
+        esize: usize,
+        conv: &Converter,
+    ) -> Result<Vec<T>> {
+        let tsize = conv.dst().size();
+        ensure!(
+            tsize == std::mem::size_of::<T>(),
+            Datatype,
+            "the memory type's size {tsize} differs from the Rust type's"
+        );
+        let raw = self.loc.file.raw();
+        let need = (n as u64).saturating_mul(esize as u64);
+        ensure!(
+            a.checked_add(need).is_some_and(|e| e <= raw.end()),
+            Format,
+            "contiguous storage of {need} bytes at {a:#x} extends past the end of the file ({:#x})",
+            raw.end()
+        );
+        let total = n
+            .checked_mul(tsize)
+            .filter(|&t| t as u64 <= MAX_READ_BYTES)
+            .ok_or_else(|| too_large(n as u64, tsize))?;
+        check_alloc(total)?;
+        let block = (CONVERT_BLOCK_BYTES / esize.max(tsize)).max(1);
+        let mut input = vec![0u8; block.min(n) * esize];
+        let mut opts = ConversionOptions::new();
+        let blocks = (0..n).step_by(block).map(|i| (i, block.min(n - i)));
+        if let Some(mut values) = T::zeroed_vec(n) {
+            if let Some(bytes) = T::image_bytes_mut(&mut values) {
+                for (i, len) in blocks {
+                    raw.read_into(Addr(a + (i * esize) as u64), &mut input[..len * esize])?;
+                    let out = &mut bytes[i * tsize..(i + len) * tsize];
+                    conv.convert(&input, out, len, &mut opts)?;
+                }
+                return Ok(values);
+            }
+        }
+        let mut values = Vec::new();
+        values.try_reserve_exact(n).map_err(|_| {
+            Error::new(
+                ErrorKind::LimitExceeded,
+                format!("cannot allocate {total} bytes"),
+            )
+        })?;
+        let mut out = vec![0u8; block.min(n) * tsize];
+        let heap = VarLenHeap::new();
+        for (i, len) in blocks {
+            raw.read_into(Addr(a + (i * esize) as u64), &mut input[..len * esize])?;
+            let out = &mut out[..len * tsize];
+            if conv.needs_background() {
+                // Members the file lacks read as zeros, as in a whole-buffer conversion.
+                out.fill(0);
+            }
+            conv.convert(&input, out, len, &mut opts)?;
+            for e in out.chunks_exact(tsize) {
+                values.push(T::decode(e, &heap)?);
+            }
+        }
+        Ok(values)
     }
 
     /// The selected elements converted to `T`, in the selection's order.
     pub fn read_selection<T: H5Type>(&self, sel: &Selection) -> Result<Vec<T>> {
         let n = sel.npoints(&self.space);
-        let b = self.read_raw_selection(sel, &MemoryMap::packed(n))?;
-        crate::vlen::decode_as::<T>(&self.loc.file, &self.datatype, &b)
+        self.read_as(sel, &MemoryMap::packed(n))
             .map_err(|e| e.at(&self.loc.path))
     }
 
@@ -354,8 +443,7 @@ impl Dataset {
     pub fn read_nc<T: H5Type>(&self, form: NcForm<'_>) -> Result<Vec<T>> {
         let acc = nc_access(&self.space, form, NcMode::Read)
             .map_err(|e| Error::from(e).at(&self.loc.path))?;
-        let b = self.read_raw_selection(&acc.file, &acc.memory)?;
-        crate::vlen::decode_as::<T>(&self.loc.file, &self.datatype, &b)
+        self.read_as(&acc.file, &acc.memory)
             .map_err(|e| e.at(&self.loc.path))
     }
 
@@ -419,6 +507,63 @@ impl Dataset {
                 idx.total_size(&self.loc.file, self.space.dims(), &chunk)
             }
         }
+    }
+
+    /// The selected elements placed as `mem` says, converted to `T`. The elements are read
+    /// into one buffer and converted there: for the primitive numbers (see
+    /// [`H5Type::image_bytes_mut`]) that buffer is the returned vector itself when the file's
+    /// elements are not larger than `T`; otherwise the read buffer is converted in place
+    /// when `T` is not larger, then decoded.
+    fn read_as<T: H5Type>(&self, sel: &Selection, mem: &MemoryMap) -> Result<Vec<T>> {
+        let esize = self.element_size();
+        if self.datatype.has_variable_length() || esize != self.datatype.size() {
+            let b = self.read_raw_impl(sel, mem)?;
+            return crate::vlen::decode_as::<T>(&self.loc.file, &self.datatype, &b);
+        }
+        let target = T::h5_type();
+        let tsize = target.size();
+        ensure!(
+            tsize == std::mem::size_of::<T>(),
+            Datatype,
+            "the memory type's size {tsize} differs from the Rust type's"
+        );
+        let conv = Converter::new(&self.datatype, &target)?;
+        let n = usize::try_from(mem.extent())
+            .map_err(|_| Error::new(ErrorKind::LimitExceeded, "read too large"))?;
+        if esize <= tsize && tsize > 0 {
+            // Allocation of a size computed from the file: checked first, and fallible.
+            let total = n
+                .checked_mul(tsize)
+                .filter(|&t| t as u64 <= MAX_READ_BYTES)
+                .ok_or_else(|| too_large(mem.extent(), tsize))?;
+            check_alloc(total)?;
+            if let Some(mut values) = T::zeroed_vec(n) {
+                if let Some(bytes) = T::image_bytes_mut(&mut values) {
+                    let fill = self.fill_bytes(esize);
+                    if fill.iter().any(|&b| b != 0) {
+                        for e in bytes[..n * esize].chunks_exact_mut(esize) {
+                            e.copy_from_slice(&fill);
+                        }
+                    }
+                    self.read_into(sel, mem, &mut bytes[..n * esize], esize)?;
+                    if !conv.is_noop() {
+                        conv.convert_in_place(bytes, n, &mut ConversionOptions::new())?;
+                    }
+                    return Ok(values);
+                }
+            }
+        }
+        let mut raw = self.read_raw_impl(sel, mem)?;
+        let out = if tsize <= esize {
+            conv.convert_in_place(&mut raw, n, &mut ConversionOptions::new())?;
+            raw.truncate(n * tsize);
+            raw
+        } else {
+            let mut out = vec![0u8; n.saturating_mul(tsize)];
+            conv.convert(&raw, &mut out, n, &mut ConversionOptions::new())?;
+            out
+        };
+        Ok(decode_slice::<T>(&out, &VarLenHeap::new())?)
     }
 
     /// The fill value's bytes for one element (zeros when none is defined).
@@ -498,39 +643,39 @@ impl Dataset {
             .extent()
             .checked_mul(esize as u64)
             .filter(|&t| t <= MAX_READ_BYTES)
-            .ok_or_else(|| {
-                Error::new(
-                    ErrorKind::LimitExceeded,
-                    format!(
-                        "a read of {} elements of {esize} bytes is too large",
-                        mem.extent()
-                    ),
-                )
-            })?;
+            .ok_or_else(|| too_large(mem.extent(), esize))?;
         let total = usize::try_from(total)
             .map_err(|_| Error::new(ErrorKind::LimitExceeded, "read too large"))?;
-        let mut out = Vec::new();
-        out.try_reserve_exact(total).map_err(|_| {
-            Error::new(
-                ErrorKind::LimitExceeded,
-                format!("cannot allocate {total} bytes"),
-            )
-        })?;
+        check_alloc(total)?;
+        // Zeroed memory from the allocator: no pass over it when the fill value is zero.
+        let mut out = vec![0u8; total];
         let fill = self.fill_bytes(esize);
-        if fill.iter().all(|&b| b == 0) {
-            out.resize(total, 0);
-        } else {
-            while out.len() < total {
-                out.extend_from_slice(&fill);
+        if fill.iter().any(|&b| b != 0) {
+            for e in out.chunks_exact_mut(esize) {
+                e.copy_from_slice(&fill);
             }
         }
+        self.read_into(sel, mem, &mut out, esize)?;
+        Ok(out)
+    }
+
+    /// Read the selected elements into `out` (the elements of `mem`'s extent, `esize` bytes
+    /// each, already holding the fill value).
+    fn read_into(
+        &self,
+        sel: &Selection,
+        mem: &MemoryMap,
+        out: &mut [u8],
+        esize: usize,
+    ) -> Result<()> {
+        ensure!(esize > 0, Format, "datatype of size 0");
         if matches!(self.space, Dataspace::Null) {
-            return Ok(out);
+            return Ok(());
         }
         sel.validate(&self.space)?;
         let n = sel.npoints(&self.space);
         if n == 0 {
-            return Ok(out);
+            return Ok(());
         }
         match &self.layout.class {
             LayoutClass::Compact { data, .. } => {
@@ -542,7 +687,7 @@ impl Dataset {
                     data.len()
                 );
                 let pairs = mem.transfer(n, sel.runs(&self.space)?)?;
-                copy_to_memory(pairs, data, &mut out, esize)?;
+                copy_to_memory(pairs, data, out, esize)?;
             }
             LayoutClass::Contiguous { address, .. } => {
                 if let Some(ext) = &self.external {
@@ -669,7 +814,7 @@ impl Dataset {
                     for (c, d) in group.iter().zip(decoded) {
                         if let Some(data) = d? {
                             let pairs = mem.transfer(n, c.runs())?;
-                            copy_to_memory(pairs, &data, &mut out, esize)?;
+                            copy_to_memory(pairs, &data, out, esize)?;
                         }
                     }
                 }
@@ -678,11 +823,32 @@ impl Dataset {
                 heap_address,
                 heap_index,
             } => {
-                crate::vds::read_virtual(self, *heap_address, *heap_index, sel, mem, &mut out)?;
+                crate::vds::read_virtual(self, *heap_address, *heap_index, sel, mem, out)?;
             }
         }
-        Ok(out)
+        Ok(())
     }
+}
+
+#[cold]
+fn too_large(elements: u64, esize: usize) -> Error {
+    Error::new(
+        ErrorKind::LimitExceeded,
+        format!("a read of {elements} elements of {esize} bytes is too large"),
+    )
+}
+
+/// Fail cleanly, rather than abort, when `total` bytes cannot be allocated. (The probe's
+/// memory is not touched, so it costs no page faults; the buffer itself is then allocated
+/// zeroed, which costs none either until written.)
+fn check_alloc(total: usize) -> Result<()> {
+    let mut probe: Vec<u8> = Vec::new();
+    probe.try_reserve_exact(total).map_err(|_| {
+        Error::new(
+            ErrorKind::LimitExceeded,
+            format!("cannot allocate {total} bytes"),
+        )
+    })
 }
 
 /// The byte range of `len` elements at element `off` of a buffer of `total` bytes.

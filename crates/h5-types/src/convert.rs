@@ -22,6 +22,9 @@
 //! # Ok::<(), h5_types::Error>(())
 //! ```
 //!
+//! [`Converter::convert_in_place`] converts in one buffer, as `H5Tconvert` does: the buffer
+//! holds the source elements and receives the destination elements, with the same results.
+//!
 //! # Agreement with the reference library
 //!
 //! Results are those of the reference library's `H5Tconvert` (version 1.10 on x86-64), bit for
@@ -96,6 +99,7 @@ mod compound;
 mod enumeration;
 mod except;
 mod float;
+mod in_place;
 mod int;
 mod plan;
 mod string;
@@ -163,6 +167,13 @@ impl Converter {
         matches!(self.plan, plan::Plan::Noop { .. })
     }
 
+    /// Whether each element converts independently of the others, so that converting a
+    /// buffer in pieces gives the same results as one call (the general float algorithms,
+    /// for one, carry state from element to element within a call).
+    pub fn is_elementwise(&self) -> bool {
+        self.plan.is_stateless()
+    }
+
     /// Whether the destination buffer's previous contents matter: compound conversions keep
     /// the destination members that the source does not have (the background).
     pub fn needs_background(&self) -> bool {
@@ -200,21 +211,30 @@ impl Converter {
                 dst.len()
             ),
         }
-        opts.report = ConversionReport::default();
-        let mut ctx = Ctx::new(opts);
-        let result = self.plan.run(src, ssize, dst, dsize, n, &mut ctx);
-        let mut report = std::mem::take(&mut ctx.report);
-        drop(ctx);
-        report.range_errors.sort_unstable();
-        report.range_errors.dedup();
-        let netcdf_error = (opts.policy == Policy::NetCdf && !report.range_errors.is_empty())
-            .then(|| range_error(&report.range_errors));
-        opts.report = report;
-        result?;
-        match netcdf_error {
-            Some(e) => Err(e),
-            None => Ok(()),
-        }
+        with_ctx(opts, |ctx| self.plan.run(src, ssize, dst, dsize, n, ctx))
+    }
+}
+
+/// Run a conversion with a fresh context over `opts`, then fill in `opts.report` and turn
+/// netCDF range errors into the call's error.
+fn with_ctx(
+    opts: &mut ConversionOptions<'_>,
+    f: impl FnOnce(&mut Ctx) -> Result<()>,
+) -> Result<()> {
+    opts.report = ConversionReport::default();
+    let mut ctx = Ctx::new(opts);
+    let result = f(&mut ctx);
+    let mut report = std::mem::take(&mut ctx.report);
+    drop(ctx);
+    report.range_errors.sort_unstable();
+    report.range_errors.dedup();
+    let netcdf_error = (opts.policy == Policy::NetCdf && !report.range_errors.is_empty())
+        .then(|| range_error(&report.range_errors));
+    opts.report = report;
+    result?;
+    match netcdf_error {
+        Some(e) => Err(e),
+        None => Ok(()),
     }
 }
 

@@ -82,6 +82,30 @@ pub trait H5Type: Sized {
     /// is unknown, or a value is not valid for the type (an enum value with no variant, a
     /// boolean other than 0 or 1, a string that is not ASCII or UTF-8 as declared).
     fn decode(bytes: &[u8], heap: &VarLenHeap) -> Result<Self>;
+
+    /// For types whose memory is their memory image and whose every bit pattern is a valid
+    /// value (the primitive integers and floats, which are `bytemuck::Pod`): the bytes of
+    /// `values`, so that a reader can fill (and convert) them in place instead of decoding
+    /// value by value. `None`, the default, for every other type.
+    fn image_bytes_mut(values: &mut [Self]) -> Option<&mut [u8]> {
+        let _ = values;
+        None
+    }
+
+    /// The bytes of `values`, for the types that have [`H5Type::image_bytes_mut`]: their
+    /// memory image without encoding them one by one. `None`, the default, for the others.
+    fn image_bytes(values: &[Self]) -> Option<&[u8]> {
+        let _ = values;
+        None
+    }
+
+    /// `n` zero values, for the types that have [`H5Type::image_bytes_mut`] (`None`, the
+    /// default, for the others). The memory comes zeroed from the allocator, so pages
+    /// nothing writes cost nothing.
+    fn zeroed_vec(n: usize) -> Option<Vec<Self>> {
+        let _ = n;
+        None
+    }
 }
 
 /// Encode a slice of values into one memory image (elements `size_of::<T>()` bytes apart)
@@ -195,6 +219,18 @@ macro_rules! impl_int {
             fn decode(bytes: &[u8], _heap: &VarLenHeap) -> Result<Self> {
                 Ok(<$t>::from_ne_bytes(take(bytes)?))
             }
+
+            fn image_bytes_mut(values: &mut [Self]) -> Option<&mut [u8]> {
+                Some(bytemuck::cast_slice_mut(values))
+            }
+
+            fn image_bytes(values: &[Self]) -> Option<&[u8]> {
+                Some(bytemuck::cast_slice(values))
+            }
+
+            fn zeroed_vec(n: usize) -> Option<Vec<Self>> {
+                Some(vec![0 as $t; n])
+            }
         }
     )*};
 }
@@ -220,6 +256,18 @@ macro_rules! impl_float {
 
             fn decode(bytes: &[u8], _heap: &VarLenHeap) -> Result<Self> {
                 Ok(<$t>::from_ne_bytes(take(bytes)?))
+            }
+
+            fn image_bytes_mut(values: &mut [Self]) -> Option<&mut [u8]> {
+                Some(bytemuck::cast_slice_mut(values))
+            }
+
+            fn image_bytes(values: &[Self]) -> Option<&[u8]> {
+                Some(bytemuck::cast_slice(values))
+            }
+
+            fn zeroed_vec(n: usize) -> Option<Vec<Self>> {
+                Some(vec![<$t>::from_bits(0); n])
             }
         }
     )*};

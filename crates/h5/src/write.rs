@@ -482,14 +482,25 @@ impl DatasetWriter {
     /// Write every element from `data` (row-major, converted from `T`'s datatype to the
     /// file's; compound members `T` lacks keep their values).
     pub fn write<T: H5Type>(&self, data: &[T]) -> WriteResult<()> {
-        let (img, heap) = encode_slice(data)?;
-        self.write_raw(None, &T::h5_type(), &img, &heap)
+        self.write_values(None, data)
     }
 
     /// Write the elements of `selection` from `data`, in the selection's order.
     pub fn write_selection<T: H5Type>(&self, selection: &Selection, data: &[T]) -> WriteResult<()> {
+        self.write_values(Some(selection), data)
+    }
+
+    /// The primitive numbers are their own memory image (no copy); other types are encoded.
+    fn write_values<T: H5Type>(
+        &self,
+        selection: Option<&Selection>,
+        data: &[T],
+    ) -> WriteResult<()> {
+        if let Some(bytes) = T::image_bytes(data) {
+            return self.write_raw(selection, &T::h5_type(), bytes, &VarLenHeap::new());
+        }
         let (img, heap) = encode_slice(data)?;
-        self.write_raw(Some(selection), &T::h5_type(), &img, &heap)
+        self.write_raw(selection, &T::h5_type(), &img, &heap)
     }
 
     /// Write a regular hyperslab (`start`, `count`; unit stride and block) from `data`.

@@ -51,7 +51,7 @@ pub(super) fn shuffle(src: &[u8], dst: &mut [u8], size: usize) {
     match size {
         2 => shuffle_fixed::<2>(&src[..body], &mut dst[..body]),
         4 => shuffle_fixed::<4>(&src[..body], &mut dst[..body]),
-        8 => shuffle_fixed::<8>(&src[..body], &mut dst[..body]),
+        8 => shuffle8(&src[..body], &mut dst[..body]),
         16 => shuffle_fixed::<16>(&src[..body], &mut dst[..body]),
         _ => {
             for (j, plane) in dst[..body].chunks_exact_mut(n).enumerate() {
@@ -71,7 +71,7 @@ pub(super) fn unshuffle(src: &[u8], dst: &mut [u8], size: usize) {
     match size {
         2 => unshuffle_fixed::<2>(&src[..body], &mut dst[..body]),
         4 => unshuffle_fixed::<4>(&src[..body], &mut dst[..body]),
-        8 => unshuffle_fixed::<8>(&src[..body], &mut dst[..body]),
+        8 => unshuffle8(&src[..body], &mut dst[..body]),
         16 => unshuffle_fixed::<16>(&src[..body], &mut dst[..body]),
         _ => {
             for (j, plane) in src[..body].chunks_exact(n).enumerate() {
@@ -129,6 +129,77 @@ fn unshuffle_fixed<const S: usize>(src: &[u8], dst: &mut [u8]) {
     for i in blocks * B..n {
         for j in 0..S {
             dst[i * S + j] = src[j * n + i];
+        }
+    }
+}
+
+/// Transpose the 8x8 byte matrix whose row `j` is `r[j]` (byte `k` of the row at bits
+/// `8k..8k+8`): three rounds of swapping blocks of 4, 2 and 1 bytes.
+fn transpose8(r: &mut [u64; 8]) {
+    for j in 0..4 {
+        let t = ((r[j] >> 32) ^ r[j + 4]) & 0x0000_0000_FFFF_FFFF;
+        r[j] ^= t << 32;
+        r[j + 4] ^= t;
+    }
+    for j in [0, 1, 4, 5] {
+        let t = ((r[j] >> 16) ^ r[j + 2]) & 0x0000_FFFF_0000_FFFF;
+        r[j] ^= t << 16;
+        r[j + 2] ^= t;
+    }
+    for j in [0, 2, 4, 6] {
+        let t = ((r[j] >> 8) ^ r[j + 1]) & 0x00FF_00FF_00FF_00FF;
+        r[j] ^= t << 8;
+        r[j + 1] ^= t;
+    }
+}
+
+fn word(b: &[u8]) -> u64 {
+    let mut a = [0u8; 8];
+    a.copy_from_slice(&b[..8]);
+    u64::from_le_bytes(a)
+}
+
+/// [`shuffle_fixed`] for 8-byte elements, eight elements at a time through a word
+/// transpose.
+fn shuffle8(src: &[u8], dst: &mut [u8]) {
+    let n = src.len() / 8;
+    let blocks = n / 8;
+    for b in 0..blocks {
+        let e = &src[b * 64..b * 64 + 64];
+        let mut r = [0u64; 8];
+        for (k, w) in r.iter_mut().enumerate() {
+            *w = word(&e[k * 8..]);
+        }
+        transpose8(&mut r);
+        for (j, w) in r.iter().enumerate() {
+            dst[j * n + b * 8..j * n + b * 8 + 8].copy_from_slice(&w.to_le_bytes());
+        }
+    }
+    for i in blocks * 8..n {
+        for j in 0..8 {
+            dst[j * n + i] = src[i * 8 + j];
+        }
+    }
+}
+
+/// Undo [`shuffle8`].
+fn unshuffle8(src: &[u8], dst: &mut [u8]) {
+    let n = src.len() / 8;
+    let blocks = n / 8;
+    for b in 0..blocks {
+        let mut r = [0u64; 8];
+        for (j, w) in r.iter_mut().enumerate() {
+            *w = word(&src[j * n + b * 8..]);
+        }
+        transpose8(&mut r);
+        let e = &mut dst[b * 64..b * 64 + 64];
+        for (k, w) in r.iter().enumerate() {
+            e[k * 8..k * 8 + 8].copy_from_slice(&w.to_le_bytes());
+        }
+    }
+    for i in blocks * 8..n {
+        for j in 0..8 {
+            dst[i * 8 + j] = src[j * n + i];
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Datasets: compact, contiguous and chunked storage, filters, fill values, allocation
 //! times, writes by selection, resize, and committed datatypes.
 
+use rayon::prelude::*;
 use std::collections::BTreeMap;
 
 use h5_format::btree::v1::{self as btree, ChunkKey, Keys, NodeType};
@@ -1009,6 +1010,10 @@ impl FileWriter {
             return Ok(());
         }
         let es = file_size(&file_type);
+        if mem == &file_type && !mem.has_variable_length() && es == mem.size() {
+            // The image is the file's bytes already.
+            return self.scatter(ds, sel, &space, image);
+        }
         // Background: the current values (needed when the memory type lacks members).
         let mut fbuf = if matches!(file_type, Datatype::Compound(_)) {
             self.read_selection(ds, sel, &space)?
@@ -1154,17 +1159,28 @@ impl FileWriter {
                     }
                     updates.push((c.coords().to_vec(), bytes));
                 }
-                // Filter every chunk first so a filter error changes nothing.
-                let mut encoded = Vec::with_capacity(updates.len());
-                for (coords, bytes) in updates {
+                // Filter every chunk first so a filter error changes nothing; several chunks
+                // are filtered in parallel (on all cores).
+                let encode = |(coords, bytes): (Vec<u64>, Vec<u8>)| -> Result<_> {
                     let ctx = ChunkInfo::new(bytes.len());
                     let enc = if d.filters.is_empty() {
                         (bytes, 0)
                     } else {
                         filter::encode_chunk(&d.filters, 0, bytes, &ctx)?
                     };
-                    encoded.push((coords, enc));
-                }
+                    Ok((coords, enc))
+                };
+                let encoded: Vec<_> = if updates.len() > 1 && !d.filters.is_empty() {
+                    updates
+                        .into_par_iter()
+                        .map(encode)
+                        .collect::<Result<Vec<_>>>()?
+                } else {
+                    updates
+                        .into_iter()
+                        .map(encode)
+                        .collect::<Result<Vec<_>>>()?
+                };
                 let Storage::Chunked { chunks, dirty, .. } = &mut d.storage else {
                     bail!(Format, "not chunked");
                 };

@@ -1,0 +1,220 @@
+//! What the read and write groups share with their h5py side (`py/bench_h5py.py`, which
+//! has the same formulas): the data, the digest of outputs, the scratch directory and the
+//! Python script.
+
+use crate::Result;
+use h5::H5Type;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Objects in the file of the open-and-list benchmark.
+pub const OBJECTS: usize = 10_000;
+/// Groups of the attribute benchmark, each with [`ATTRS_PER_GROUP`] attributes.
+pub const ATTR_GROUPS: usize = 1_000;
+/// Attributes per group of the attribute benchmark.
+pub const ATTRS_PER_GROUP: usize = 100;
+/// Records appended by the append benchmark.
+pub const RECORDS: usize = 1_000_000;
+/// Records per chunk (and per append).
+pub const RECORDS_PER_CHUNK: usize = 1_000;
+/// `f64` elements per chunk of the chunked datasets (1 MiB).
+pub const CHUNK: u64 = 131_072;
+/// The deflate level of the chunked datasets (h5py's default for gzip).
+pub const DEFLATE_LEVEL: u32 = 4;
+
+/// The h5py side's script.
+pub const SCRIPT: &str = include_str!("../py/bench_h5py.py");
+
+/// The compound record: `numpy.dtype([("a", "<i4"), ("b", "<f8"), ("c", "<i2"),
+/// ("d", "<f4"), ("e", "<i8")])`, packed (26 bytes) in the files.
+#[derive(H5Type, Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+pub struct Record {
+    /// k
+    pub a: i32,
+    /// k / 4
+    pub b: f64,
+    /// k mod 32768
+    pub c: i16,
+    /// (k mod 1000) / 2
+    pub d: f32,
+    /// 3k
+    pub e: i64,
+}
+
+/// The packed size of a [`Record`] in the files.
+pub const RECORD_FILE_SIZE: usize = 26;
+
+impl Record {
+    /// Record `k`.
+    pub fn of(k: usize) -> Record {
+        let k = k as i64;
+        Record {
+            a: k as i32,
+            b: k as f64 * 0.25,
+            c: (k % 32768) as i16,
+            d: (k % 1000) as f32 * 0.5,
+            e: k * 3,
+        }
+    }
+
+    /// The packed little-endian bytes (numpy's `tobytes()` of the packed dtype).
+    pub fn put(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.a.to_le_bytes());
+        out.extend_from_slice(&self.b.to_le_bytes());
+        out.extend_from_slice(&self.c.to_le_bytes());
+        out.extend_from_slice(&self.d.to_le_bytes());
+        out.extend_from_slice(&self.e.to_le_bytes());
+    }
+}
+
+/// Element `i` of the `f64` datasets: i/2 plus a fraction of 16 pseudo-random bits.
+pub fn series_value(i: u64) -> f64 {
+    let mut z = i.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z ^= z >> 32;
+    z = z.wrapping_mul(0xD6E8_FEB8_6659_FD93);
+    z ^= z >> 32;
+    i as f64 * 0.5 + (z >> 48) as f64 * (1.0 / 65536.0)
+}
+
+/// The first `n` elements of the `f64` datasets.
+pub fn series(n: usize) -> Vec<f64> {
+    (0..n as u64).map(series_value).collect()
+}
+
+/// `f64` elements in `mib` MiB.
+pub fn f64_count(mib: usize) -> usize {
+    (mib << 20) / 8
+}
+
+/// Records in `mib` MiB of the packed file type.
+pub fn record_count(mib: usize) -> usize {
+    (mib << 20) / RECORD_FILE_SIZE
+}
+
+/// The value of attribute `k` of group `g`.
+pub fn attr_value(g: usize, k: usize) -> f64 {
+    (g * ATTRS_PER_GROUP + k) as f64 * 0.5
+}
+
+const K0: u64 = 0x9E37_79B9_7F4A_7C15;
+const K1: u64 = 0xC2B2_AE3D_27D4_EB4F;
+
+/// The digest of outputs (vectorizable in numpy, unlike FNV): the length times K0 plus,
+/// over the little-endian 64-bit words `w_i` (a short tail zero-padded),
+/// `(w_i ^ (w_i >> 31)) * ((2i + 1) * K1)`, all modulo 2^64.
+pub fn digest(bytes: &[u8]) -> u64 {
+    let mut h = (bytes.len() as u64).wrapping_mul(K0);
+    let mut words = bytes.chunks_exact(8);
+    let mut i = 0u64;
+    for w in &mut words {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(w);
+        let w = u64::from_le_bytes(a);
+        h = h.wrapping_add((w ^ (w >> 31)).wrapping_mul((2 * i + 1).wrapping_mul(K1)));
+        i += 1;
+    }
+    let tail = words.remainder();
+    if !tail.is_empty() {
+        let mut a = [0u8; 8];
+        a[..tail.len()].copy_from_slice(tail);
+        let w = u64::from_le_bytes(a);
+        h = h.wrapping_add((w ^ (w >> 31)).wrapping_mul((2 * i + 1).wrapping_mul(K1)));
+    }
+    h
+}
+
+/// The bytes of `f64` values (little-endian, as numpy holds them on x86-64).
+pub fn f64_bytes(v: &[f64]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(v.len() * 8);
+    for x in v {
+        out.extend_from_slice(&x.to_le_bytes());
+    }
+    out
+}
+
+/// A scratch directory removed when dropped, with the h5py script in it.
+#[derive(Debug)]
+pub struct Scratch {
+    dir: PathBuf,
+}
+
+impl Scratch {
+    /// Create `h5-bench-GROUP-PID` in the system's temporary directory.
+    pub fn new(group: &str) -> Result<Scratch> {
+        let dir = std::env::temp_dir().join(format!("h5-bench-{group}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let s = Scratch { dir };
+        std::fs::write(s.script(), SCRIPT).map_err(|e| format!("writing the script: {e}"))?;
+        Ok(s)
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The script's path.
+    pub fn script(&self) -> PathBuf {
+        self.dir.join("bench_h5py.py")
+    }
+
+    /// `python3 bench_h5py.py ARGS...` (the directory is the second argument).
+    pub fn python(&self, cmd: &str) -> Command {
+        let mut c = Command::new("python3");
+        c.arg(self.script()).arg(cmd).arg(&self.dir);
+        c
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Run a command to completion, its stdout as text.
+pub fn output(mut c: Command) -> Result<String> {
+    let out = c.output().map_err(|e| format!("running {c:?}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{c:?} failed ({}): {} (h5py is needed: `cargo xtask install-oracles`)",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// The scratch directory a worker runs in (`H5_BENCH_DIR`, set by the group's command).
+pub fn worker_dir() -> Result<PathBuf> {
+    std::env::var_os("H5_BENCH_DIR")
+        .map(PathBuf::from)
+        .ok_or_else(|| "H5_BENCH_DIR is not set (the runner sets it)".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn digest_covers_length_order_and_tail() {
+        assert_ne!(digest(&[]), digest(&[0]));
+        assert_ne!(
+            digest(&[1, 2, 3, 4, 5, 6, 7, 8, 9]),
+            digest(&[1, 2, 3, 4, 5, 6, 7, 8, 8])
+        );
+        let a: Vec<u8> = (0..16).collect();
+        let mut b = a.clone();
+        b.rotate_left(8);
+        assert_ne!(digest(&a), digest(&b));
+    }
+
+    #[test]
+    fn records_pack_to_26_bytes() {
+        let mut v = Vec::new();
+        Record::of(40_000).put(&mut v);
+        assert_eq!(v.len(), RECORD_FILE_SIZE);
+        assert_eq!(Record::of(40_000).c, (40_000 % 32768) as i16);
+    }
+}

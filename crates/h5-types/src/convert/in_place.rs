@@ -1,0 +1,194 @@
+//! Converting in one buffer, as the reference library's `H5Tconvert` does.
+//!
+//! The buffer holds `n` source elements at its start and receives `n` destination elements
+//! at its start. A pure byte swap reverses each element where it lies. Other paths that keep
+//! no state from one element to the next convert block by block: front to back when the
+//! destination elements are not larger than the source ones (a block's destination then
+//! never reaches a later block's source), back to front when they are larger (a block's
+//! destination never reaches an earlier block's source). A block whose destination bytes
+//! overlap its own source bytes is first copied into a small scratch buffer; the others are
+//! converted directly between the two parts of the buffer. Paths that do carry state
+//! across elements (the general float algorithms, variable-length data) copy the whole
+//! source aside and convert once, so that they see the elements exactly as
+//! [`Converter::convert`] does.
+
+use super::plan::Plan;
+use super::{with_ctx, ConversionOptions, Converter};
+use crate::Result;
+
+/// The bytes of the larger element size converted per block.
+const BLOCK_BYTES: usize = 32 * 1024;
+
+impl Converter {
+    /// Convert `n` elements in place: `buf` holds `n` source elements at its start and must
+    /// have room for the larger of the two, at least `n * max(source size, destination
+    /// size)` bytes; afterwards its first `n * destination size` bytes are the `n`
+    /// converted elements (the bytes after them are unspecified).
+    ///
+    /// Results, exception counts, netCDF range errors (element indices over the whole
+    /// buffer) and errors are those of [`Converter::convert`]; a handler may see the
+    /// exceptions in another order (back to front when the destination is larger, as in the
+    /// reference library). Compound members absent from the source become zero bytes (a
+    /// zero background; see [`Converter::convert_in_place_with_background`]). When the
+    /// conversion fails part way (a handler aborts), the buffer holds a mix of converted
+    /// and unconverted bytes.
+    pub fn convert_in_place(
+        &self,
+        buf: &mut [u8],
+        n: usize,
+        opts: &mut ConversionOptions<'_>,
+    ) -> Result<()> {
+        self.in_place(buf, n, None, opts)
+    }
+
+    /// [`Converter::convert_in_place`] with a background: `background` holds `n`
+    /// destination elements (at least `n * destination size` bytes) whose bytes the
+    /// conversion keeps where no source member is converted into them (compound members
+    /// absent from the source), like the background buffer of `H5Tconvert`. Conversions
+    /// that need no background ([`Converter::needs_background`] is false) ignore it.
+    pub fn convert_in_place_with_background(
+        &self,
+        buf: &mut [u8],
+        n: usize,
+        background: &[u8],
+        opts: &mut ConversionOptions<'_>,
+    ) -> Result<()> {
+        let ds = self.dst.size();
+        match n.checked_mul(ds) {
+            Some(b) if b <= background.len() => {}
+            _ => crate::bail!(
+                BufferSize,
+                "background buffer of {} bytes is too small for {n} elements of {ds} bytes",
+                background.len()
+            ),
+        }
+        self.in_place(buf, n, Some(background), opts)
+    }
+
+    fn in_place(
+        &self,
+        buf: &mut [u8],
+        n: usize,
+        background: Option<&[u8]>,
+        opts: &mut ConversionOptions<'_>,
+    ) -> Result<()> {
+        let (ss, ds) = (self.src.size(), self.dst.size());
+        let big = ss.max(ds);
+        match n.checked_mul(big) {
+            Some(b) if b <= buf.len() => {}
+            _ => crate::bail!(
+                BufferSize,
+                "buffer of {} bytes is too small to convert {n} elements of {ss} bytes \
+                 into elements of {ds} bytes in place",
+                buf.len()
+            ),
+        }
+        // Only the compound paths read the destination's previous bytes.
+        let background = background.filter(|_| self.plan.needs_background());
+        let zero_background = background.is_none() && self.plan.needs_background();
+        let init = |dst: &mut [u8], first: usize| {
+            if let Some(b) = background {
+                dst.copy_from_slice(&b[first * ds..first * ds + dst.len()]);
+            } else if zero_background {
+                dst.fill(0);
+            }
+        };
+        with_ctx(opts, |ctx| {
+            if n == 0 || big == 0 {
+                return Ok(());
+            }
+            match &self.plan {
+                // Equal types: the bytes are already the result.
+                Plan::Noop { .. } if ss == ds => return Ok(()),
+                Plan::Swap { size } if *size == ss && ss == ds => {
+                    swap_in_place(&mut buf[..n * ss], ss);
+                    return Ok(());
+                }
+                _ => {}
+            }
+            if !self.plan.is_stateless() {
+                let src = buf[..n * ss].to_vec();
+                let dst = &mut buf[..n * ds];
+                init(dst, 0);
+                return self.plan.run(&src, ss, dst, ds, n, ctx);
+            }
+            let block = (BLOCK_BYTES / big).max(1).min(n);
+            let blocks = n.div_ceil(block);
+            let mut scratch = Vec::new();
+            let mut result = Ok(());
+            for k in 0..blocks {
+                // Front to back unless the destination is larger.
+                let k = if ds > ss { blocks - 1 - k } else { k };
+                let start = k * block;
+                let len = block.min(n - start);
+                let (s0, s1) = (start * ss, (start + len) * ss);
+                let (d0, d1) = (start * ds, (start + len) * ds);
+                ctx.base = start;
+                result = if d1 <= s0 {
+                    let (lo, hi) = buf.split_at_mut(s0);
+                    let dst = &mut lo[d0..d1];
+                    init(dst, start);
+                    self.plan.run(&hi[..s1 - s0], ss, dst, ds, len, ctx)
+                } else if s1 <= d0 {
+                    let (lo, hi) = buf.split_at_mut(d0);
+                    let dst = &mut hi[..d1 - d0];
+                    init(dst, start);
+                    self.plan.run(&lo[s0..s1], ss, dst, ds, len, ctx)
+                } else {
+                    scratch.clear();
+                    scratch.extend_from_slice(&buf[s0..s1]);
+                    let dst = &mut buf[d0..d1];
+                    init(dst, start);
+                    self.plan.run(&scratch, ss, dst, ds, len, ctx)
+                };
+                if result.is_err() {
+                    break;
+                }
+            }
+            ctx.base = 0;
+            result
+        })
+    }
+}
+
+/// Reverse the bytes of each `size`-byte element of `buf`.
+fn swap_in_place(buf: &mut [u8], size: usize) {
+    macro_rules! words {
+        ($t:ty, $n:expr) => {
+            for e in buf.chunks_exact_mut($n) {
+                let mut a = [0u8; $n];
+                a.copy_from_slice(e);
+                e.copy_from_slice(&<$t>::from_le_bytes(a).swap_bytes().to_le_bytes());
+            }
+        };
+    }
+    match size {
+        2 => words!(u16, 2),
+        4 => {
+            // Two elements at a time: one 64-bit byte reversal swaps the bytes of both and
+            // their order; a rotation puts them back in place.
+            let mut pairs = buf.chunks_exact_mut(8);
+            for e in &mut pairs {
+                let mut a = [0u8; 8];
+                a.copy_from_slice(e);
+                e.copy_from_slice(
+                    &u64::from_le_bytes(a)
+                        .swap_bytes()
+                        .rotate_left(32)
+                        .to_le_bytes(),
+                );
+            }
+            pairs.into_remainder().reverse();
+        }
+        8 => words!(u64, 8),
+        16 => words!(u128, 16),
+        _ => {
+            for e in buf.chunks_exact_mut(size) {
+                e.reverse();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
