@@ -9,38 +9,12 @@ use h5::io::selection::{Dataspace, NcForm, Selection};
 use h5::types::Datatype;
 use h5::{FileFormat, H5Type};
 
-const FORMATS: [FileFormat; 2] = [FileFormat::Compatible, FileFormat::Latest];
+mod write_support;
+
+use write_support::{assert_contains, dump, py, FORMATS};
 
 fn tmp(name: &str, format: FileFormat) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("h5-write-features-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(format!("{name}-{format:?}.h5"))
-}
-
-fn py(path: &Path, body: &str) -> Option<String> {
-    let exe = h5_oracle::require("h5py", h5_oracle::h5py())?;
-    let script =
-        format!("import sys, h5py, numpy as np\nf = h5py.File(sys.argv[1], 'r')\n{body}\n");
-    let out = h5_oracle::run(&exe, &["-c", &script, path.to_str().unwrap()], b"")
-        .unwrap_or_else(|e| panic!("h5py failed on {}: {e}", path.display()));
-    Some(String::from_utf8(out).unwrap())
-}
-
-fn dump(path: &Path, args: &[&str]) -> Option<String> {
-    let exe = h5_oracle::require("h5dump", h5_oracle::tool("h5dump"))?;
-    let mut all: Vec<&str> = args.to_vec();
-    all.push(path.to_str().unwrap());
-    let out = h5_oracle::run(&exe, &all, b"")
-        .unwrap_or_else(|e| panic!("h5dump failed on {}: {e}", path.display()));
-    Some(String::from_utf8(out).unwrap())
-}
-
-fn assert_contains(text: &str, snippets: &[&str]) {
-    let norm = |s: &str| s.lines().map(str::trim).collect::<Vec<_>>().join("\n");
-    let t = norm(text);
-    for s in snippets {
-        assert!(t.contains(&norm(s)), "missing:\n{s}\nin:\n{text}");
-    }
+    write_support::tmp_in("write-features", name, format)
 }
 
 #[test]
