@@ -467,8 +467,40 @@ fn parse_compound(
     // Every member takes at least a name byte, an offset byte and an 8-byte datatype header.
     let count = limits::check_count(n, 10, c.remaining() as u64, limits::MAX_MEMBERS as u64)
         .map_err(|m| c.error_at(ErrorKind::LimitExceeded, at, m))?;
-    let mut compound = CompoundType::new(size).map_err(|e| dt_err(c, at, e))?;
+    CompoundType::new(size).map_err(|e| dt_err(c, at, e))?;
+    // Members are collected and checked together (O(n log n)); a parse error of member i is
+    // reported only when members 0..i are sound, as when each was inserted as it was read.
+    let mut members = Vec::with_capacity(count);
+    let mut starts = Vec::with_capacity(count);
+    let mut parse_error = None;
     for _ in 0..count {
+        match parse_member(c, version, size, depth) {
+            Ok((member_at, m)) => {
+                starts.push(member_at);
+                members.push(m);
+            }
+            Err(e) => {
+                parse_error = Some(e);
+                break;
+            }
+        }
+    }
+    let compound = CompoundType::try_from_members(size, members)
+        .map_err(|(i, e)| dt_err(c, starts.get(i).copied().unwrap_or(at), e))?;
+    if let Some(e) = parse_error {
+        return Err(e);
+    }
+    Ok(compound.into())
+}
+
+/// One compound member: its start offset and `(name, offset, type)`.
+fn parse_member(
+    c: &mut Cursor,
+    version: u8,
+    size: usize,
+    depth: usize,
+) -> Result<(u64, (String, usize, Datatype))> {
+    {
         let member_at = c.offset();
         let name = read_name(c, version)?;
         let offset = if version >= 3 {
@@ -499,11 +531,8 @@ fn parse_compound(
                 .map_err(|e| dt_err(c, member_at, e))?
                 .into();
         }
-        compound
-            .insert(&name, offset, mt)
-            .map_err(|e| dt_err(c, member_at, e))?;
+        Ok((member_at, (name, offset, mt)))
     }
-    Ok(compound.into())
 }
 
 /// Encode `dt` with message version `version`, raised to [`min_version`] when lower (and
