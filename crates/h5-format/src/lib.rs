@@ -17,6 +17,7 @@ pub mod error;
 pub mod free_space;
 pub mod heap;
 pub mod limits;
+pub mod onion;
 pub mod reference;
 pub mod selection;
 pub mod symbol_table;
