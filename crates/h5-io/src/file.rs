@@ -138,6 +138,17 @@ impl File {
             .map_err(|e| e.at(path.display().to_string()))
     }
 
+    /// Open revision `revision` of a file written with HDF5 2.x's onion driver: `path` is
+    /// the original HDF5 file, its history is `path` + `.onion`. Revision 0 is the original
+    /// file, 1 ..= the number of revisions a later revision,
+    /// [`crate::onion::LATEST_REVISION`] the latest (see [`crate::onion::OnionSource`]).
+    pub fn open_onion(path: impl AsRef<Path>, revision: u64, options: OpenOptions) -> Result<File> {
+        let path = path.as_ref();
+        let source = crate::onion::OnionSource::open(path, revision)?;
+        Self::from_source(Arc::new(source), Some(path.to_path_buf()), options)
+            .map_err(|e| e.at(format!("{} (onion revision {revision})", path.display())))
+    }
+
     /// A file held in memory.
     pub fn from_bytes(bytes: impl Into<Arc<[u8]>>) -> Result<File> {
         Self::from_source(

@@ -13,6 +13,7 @@ pub mod filter;
 pub mod group;
 pub mod link;
 pub mod object;
+pub mod onion;
 pub mod raw;
 pub mod reference;
 pub mod selection;
