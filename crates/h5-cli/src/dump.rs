@@ -62,6 +62,9 @@ pub struct Command {
     pub contents: Option<u32>,
     /// How files are opened (`--filedriver`, `--vds-view-first-missing`, `--vds-gap-size`).
     pub open: reader::OpenSettings,
+    /// What h5dump prints on standard output while parsing (`Using revision N` for the onion
+    /// driver).
+    pub notice: String,
 }
 
 /// Outcome of parsing: a command, or an exit with messages.
@@ -118,6 +121,9 @@ const LONG: &[(&str, u8, char)] = &[
     ("xml-ns", 1, 'X'),
     ("s3-cred", 1, '$'),
     ("hdfs-attrs", 1, '#'),
+    ("vfd-value", 1, '4'),
+    ("vfd-name", 1, '5'),
+    ("vfd-info", 1, '6'),
 ];
 
 /// A getopt with h5dump's rules (`H5_get_option`).
@@ -276,6 +282,8 @@ pub fn parse(args: &[String]) -> Parsed {
         err: String::new(),
     };
     let mut last_was_dset = false;
+    // `--vfd-info`, and whether the driver was named by `--vfd-value`.
+    let (mut vfd_info, mut vfd_by_value) = (None, false);
     let mut pending = g.next();
     while let Some(opt) = pending {
         let arg = g.optarg.clone();
@@ -344,7 +352,18 @@ pub fn parse(args: &[String]) -> Parsed {
                 cmd.handlers.push(Handler::Dataset(name, sub));
                 last_was_dset = true;
             }
-            'f' => cmd.open.driver = arg,
+            'f' | '5' => {
+                cmd.open.driver = arg;
+                vfd_by_value = false;
+            }
+            '4' => {
+                cmd.open.driver = arg
+                    .as_deref()
+                    .and_then(vfd_name_of_value)
+                    .map(str::to_string);
+                vfd_by_value = true;
+            }
+            '6' => vfd_info = arg,
             'O' => {
                 cmd.opts.ddl_dest = match &arg {
                     Some(f) => Dest::File(f.clone()),
@@ -487,15 +506,76 @@ pub fn parse(args: &[String]) -> Parsed {
         }
         pending = g.next();
     }
+    // The onion driver: `--vfd-info` is a revision number (h5dump says which it uses as it
+    // parses) or `revision_count`; a driver named by value gets the string as it is.
+    let mut announced = String::new();
+    if cmd.open.driver.as_deref() == Some("onion") {
+        match vfd_info.as_deref() {
+            Some(info) if vfd_by_value => {
+                cmd.open.onion_revision = Some(strtoull(info).unwrap_or(u64::MAX));
+            }
+            Some("revision_count") => cmd.open.onion_revision_count = true,
+            Some(info) => match strtoull(info) {
+                Some(r) => {
+                    cmd.open.onion_revision = Some(r);
+                    announced = format!("Using revision {r}\n");
+                }
+                None => return Parsed::Exit("Invalid onion revision specified\n".into(), g.err, 1),
+            },
+            None => cmd.open.onion_revision = Some(0),
+        }
+    }
     cmd.files = args[g.optind.min(args.len())..].to_vec();
     if cmd.files.is_empty() {
         return Parsed::Exit(
-            USAGE.to_string(),
+            announced + USAGE,
             format!("{}h5dump error: missing file name\n", g.err),
             1,
         );
     }
+    cmd.notice = announced;
     Parsed::Run(Box::new(cmd))
+}
+
+/// The driver name of an `H5FD_class_value_t` (`--vfd-value`).
+fn vfd_name_of_value(v: &str) -> Option<&'static str> {
+    const NAMES: [&str; 15] = [
+        "sec2",
+        "core",
+        "log",
+        "family",
+        "multi",
+        "stdio",
+        "splitter",
+        "mpio",
+        "direct",
+        "mirror",
+        "hdfs",
+        "ros3",
+        "subfiling",
+        "ioc",
+        "onion",
+    ];
+    usize::try_from(atoi(v))
+        .ok()
+        .and_then(|i| NAMES.get(i).copied())
+}
+
+/// C's `strtoull(s, NULL, 10)`: leading blanks, an optional sign (a minus negates modulo
+/// 2^64), the longest run of digits (none: 0); `None` when the value overflows (`ERANGE`).
+fn strtoull(s: &str) -> Option<u64> {
+    let t = s.trim_start_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c']);
+    let (neg, t) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let digits = t.bytes().take_while(u8::is_ascii_digit);
+    let mut v: u64 = 0;
+    for d in digits {
+        v = v.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
+    }
+    Some(if neg { v.wrapping_neg() } else { v })
 }
 
 fn atoi(s: &str) -> i64 {
@@ -694,10 +774,28 @@ pub fn run_with(args: &[String], open: &Opener<'_>) -> Outcome {
         Parsed::Run(c) => c,
     };
     let mut outcome = Outcome::default();
+    outcome.stdout.push_str(&cmd.notice);
     if cmd.binary.is_some() && cmd.output.is_none() {
         outcome.stderr =
             "h5dump error: binary output requires a file name, use -o <filename>\n".into();
         outcome.status = 1;
+        return outcome;
+    }
+    if cmd.open.onion_revision_count {
+        // h5dump asks the driver for the first file's revision count instead of dumping.
+        if let Some(fname) = cmd.files.first() {
+            match reader::onion_revision_count(fname) {
+                Ok(n) => outcome.stdout.push_str(&format!(
+                    "The number of revisions for the onion file is {n}\n"
+                )),
+                Err(_) => {
+                    outcome
+                        .stderr
+                        .push_str("h5dump error: unable to create FAPL for file access\n");
+                    outcome.status = 1;
+                }
+            }
+        }
         return outcome;
     }
     for fname in &cmd.files {

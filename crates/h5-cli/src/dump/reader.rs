@@ -45,6 +45,15 @@ pub struct OpenSettings {
     pub vds_first_missing: bool,
     /// `--vds-gap-size`.
     pub vds_gap: u64,
+    /// The onion driver's revision (`--vfd-info N`; `None`: revision 0).
+    pub onion_revision: Option<u64>,
+    /// `--vfd-info revision_count` with the onion driver.
+    pub onion_revision_count: bool,
+}
+
+/// The number of revisions of the onion-driver file `name` (its history is `name.onion`).
+pub fn onion_revision_count(name: &str) -> Result<u64, String> {
+    h5::io::onion::revision_count(name).map_err(msg)
 }
 
 /// An HDF5 file opened with the reader, seen through [`DumpFile`].
@@ -79,6 +88,9 @@ pub fn open(name: &str, settings: &OpenSettings) -> Result<ReaderFile, String> {
             };
             let member = format!("{}{}", name, suffix);
             File::open_with(&member, opts).map_err(msg)?
+        }
+        Some("onion") => {
+            File::open_onion(path, settings.onion_revision.unwrap_or(0), opts).map_err(msg)?
         }
         _ => File::open_with(path, opts).map_err(msg)?,
     };
