@@ -119,6 +119,7 @@ fn revisions_and_their_errors() {
     assert_eq!(nofile.status, 1);
     assert!(nofile.stdout.starts_with("Using revision 2\nusage: h5dump"));
     assert!(nofile.stderr.contains("missing file name"));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -139,6 +140,7 @@ fn other_ways_to_name_the_driver() {
     // --vfd-name with the drivers --filedriver knows.
     let sec2 = dump(&dir, &["--vfd-name", "sec2", FILE]);
     assert_eq!(sec2.stdout, dump(&dir, &[FILE]).stdout);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -192,4 +194,5 @@ fn revision_count_and_damaged_onion_files() {
     let d = dump(&dir, &["--vfd-name", "onion", "--vfd-info", "1", FILE]);
     assert_eq!(d.status, 1);
     assert_eq!(d.stdout, "Using revision 1\n");
+    let _ = std::fs::remove_dir_all(&dir);
 }

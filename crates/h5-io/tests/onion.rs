@@ -89,6 +89,7 @@ fn revision_counts() {
                 assert_eq!(ds[0].1, (16..32).collect::<Vec<i64>>());
             }
         }
+        let _ = std::fs::remove_dir_all(p.parent().unwrap());
     }
 }
 
@@ -165,6 +166,7 @@ fn revisions_match_hdf5() {
         let mut want: Vec<u64> = (0..=count).collect();
         want.insert(0, LATEST_REVISION);
         assert_eq!(seen, want, "{name}");
+        let _ = std::fs::remove_dir_all(p.parent().unwrap());
     }
     eprintln!("{compared} revisions compared with HDF5");
 }
@@ -229,4 +231,5 @@ fn damaged_onion_files_fail_cleanly() {
     std::fs::copy(&p, &lone).unwrap();
     let e = File::open_onion(&lone, 1, OpenOptions::default()).unwrap_err();
     assert!(e.to_string().contains("lone.h5.onion"), "{e}");
+    let _ = std::fs::remove_dir_all(p.parent().unwrap());
 }
