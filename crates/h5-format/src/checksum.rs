@@ -1,4 +1,5 @@
-//! Jenkins' lookup3 `hashlittle`, the checksum of every structure that has one.
+//! Jenkins' lookup3 `hashlittle`, the checksum of every structure that has one, and
+//! Fletcher-32, the checksum of the onion driver's structures and of the Fletcher-32 filter.
 
 /// The lookup3 hash of `data` with an initial value (the file format always uses 0).
 pub fn lookup3(data: &[u8], initval: u32) -> u32 {
@@ -84,4 +85,35 @@ mod tests {
         assert_eq!(lookup3(b"Four score and seven years ago", 0), 0x1777_0551);
         assert_eq!(lookup3(b"Four score and seven years ago", 1), 0xcd62_8161);
     }
+}
+
+/// The reference library's `H5_checksum_fletcher32`: sums of big-endian 16-bit words, an odd
+/// last byte counting as the high byte of a word.
+pub fn fletcher32(data: &[u8]) -> u32 {
+    let fold = |x: u32| (x & 0xffff) + (x >> 16);
+    let (mut a, mut b) = (0u32, 0u32);
+    let mut words = data.chunks_exact(2);
+    // At most 360 words between folds keep both sums within 32 bits.
+    loop {
+        let mut n = 0;
+        for w in words.by_ref().take(360) {
+            a = a.wrapping_add(u32::from(u16::from_be_bytes([w[0], w[1]])));
+            b = b.wrapping_add(a);
+            n += 1;
+        }
+        if n == 0 {
+            break;
+        }
+        a = fold(a);
+        b = fold(b);
+    }
+    if let [last] = words.remainder() {
+        a = a.wrapping_add(u32::from(*last) << 8);
+        b = b.wrapping_add(a);
+        a = fold(a);
+        b = fold(b);
+    }
+    a = fold(a);
+    b = fold(b);
+    (b << 16) | a
 }

@@ -15,6 +15,7 @@
 //! Parsing checks signatures, versions, checksums and that every count fits the bytes given;
 //! nothing is allocated from a count before that check.
 
+pub use crate::checksum::fletcher32;
 use crate::cursor::{Cursor, Writer};
 use crate::{limits, Error, ErrorKind, Result, Sizes};
 
@@ -44,37 +45,6 @@ pub const FLAG_WRITE_LOCK: u32 = 0x1;
 pub const FLAG_DIVERGENT_HISTORY: u32 = 0x2;
 /// Header flag: history structures are aligned to pages.
 pub const FLAG_PAGE_ALIGNMENT: u32 = 0x4;
-
-/// The reference library's `H5_checksum_fletcher32`: sums of big-endian 16-bit words, an odd
-/// last byte counting as the high byte of a word.
-pub fn fletcher32(data: &[u8]) -> u32 {
-    let fold = |x: u32| (x & 0xffff) + (x >> 16);
-    let (mut a, mut b) = (0u32, 0u32);
-    let mut words = data.chunks_exact(2);
-    // At most 360 words between folds keep both sums within 32 bits.
-    loop {
-        let mut n = 0;
-        for w in words.by_ref().take(360) {
-            a = a.wrapping_add(u32::from(u16::from_be_bytes([w[0], w[1]])));
-            b = b.wrapping_add(a);
-            n += 1;
-        }
-        if n == 0 {
-            break;
-        }
-        a = fold(a);
-        b = fold(b);
-    }
-    if let [last] = words.remainder() {
-        a = a.wrapping_add(u32::from(*last) << 8);
-        b = b.wrapping_add(a);
-        a = fold(a);
-        b = fold(b);
-    }
-    a = fold(a);
-    b = fold(b);
-    (b << 16) | a
-}
 
 fn cursor<'a>(data: &'a [u8], base: u64, structure: &'static str) -> Cursor<'a> {
     Cursor::new(data, base, Sizes::DEFAULT).in_structure(structure)

@@ -5,31 +5,7 @@ use super::{ensure, FilterId, Result, Step};
 
 const ID: FilterId = FilterId::FLETCHER32;
 
-/// The reference library's `H5_checksum_fletcher32`: sums of big-endian 16-bit words
-/// (starting from 0, not 0xffff), an odd last byte counting as the high byte of a word.
-pub fn fletcher32(data: &[u8]) -> u32 {
-    let mut sum1: u32 = 0;
-    let mut sum2: u32 = 0;
-    let even = data.len() & !1;
-    // 360 words is the most that can be summed without overflowing 32 bits.
-    for block in data[..even].chunks(720) {
-        for w in block.chunks_exact(2) {
-            sum1 = sum1.wrapping_add(u32::from(w[0]) << 8 | u32::from(w[1]));
-            sum2 = sum2.wrapping_add(sum1);
-        }
-        sum1 = (sum1 & 0xffff) + (sum1 >> 16);
-        sum2 = (sum2 & 0xffff) + (sum2 >> 16);
-    }
-    if let Some(&last) = data.get(even) {
-        sum1 = sum1.wrapping_add(u32::from(last) << 8);
-        sum2 = sum2.wrapping_add(sum1);
-        sum1 = (sum1 & 0xffff) + (sum1 >> 16);
-        sum2 = (sum2 & 0xffff) + (sum2 >> 16);
-    }
-    sum1 = (sum1 & 0xffff) + (sum1 >> 16);
-    sum2 = (sum2 & 0xffff) + (sum2 >> 16);
-    (sum2 << 16) | sum1
-}
+pub use h5_format::checksum::fletcher32;
 
 /// Verify and strip the checksum. Like the reference library, the checksum with the bytes
 /// of each 16-bit half swapped (written by releases before 1.6.3) is accepted too.
