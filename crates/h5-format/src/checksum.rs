@@ -73,20 +73,6 @@ pub fn checksum(data: &[u8]) -> u32 {
     lookup3(data, 0)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn known_values() {
-        // Values from lookup3.c's driver: hashlittle("", 0) and the "Four score" sentence.
-        assert_eq!(lookup3(b"", 0), 0xdead_beef);
-        assert_eq!(lookup3(b"", 0xdead_beef), 0xbd5b_7dde);
-        assert_eq!(lookup3(b"Four score and seven years ago", 0), 0x1777_0551);
-        assert_eq!(lookup3(b"Four score and seven years ago", 1), 0xcd62_8161);
-    }
-}
-
 /// The reference library's `H5_checksum_fletcher32`: sums of big-endian 16-bit words, an odd
 /// last byte counting as the high byte of a word.
 pub fn fletcher32(data: &[u8]) -> u32 {
@@ -116,4 +102,18 @@ pub fn fletcher32(data: &[u8]) -> u32 {
     a = fold(a);
     b = fold(b);
     (b << 16) | a
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn known_values() {
+        // Values from lookup3.c's driver: hashlittle("", 0) and the "Four score" sentence.
+        assert_eq!(lookup3(b"", 0), 0xdead_beef);
+        assert_eq!(lookup3(b"", 0xdead_beef), 0xbd5b_7dde);
+        assert_eq!(lookup3(b"Four score and seven years ago", 0), 0x1777_0551);
+        assert_eq!(lookup3(b"Four score and seven years ago", 1), 0xcd62_8161);
+    }
 }
