@@ -37,6 +37,9 @@
 //! - [`DumpFile::dereference`]: `H5Rdereference2` + `H5Oget_info` for object references;
 //!   for region references also `H5Rget_region` as blocks (`H5Sget_select_hyper_blocklist`) or
 //!   points (`H5Sget_select_elem_pointlist`). Zero (null) references are never asked for.
+//! - [`DumpFile::reference_info`]: a reference as HDF5 2.x reads it into an `H5R_ref_t`
+//!   (`H5Rget_type`, `H5Rget_file_name` for references to other files, the object token,
+//!   `H5Ropen_region`'s selection, `H5Rget_attr_name`), without opening its target.
 //! - [`DumpFile::superblock`]: `H5Fget_info2` versions and the file creation property list.
 //! - External link targets are opened through the same opener that opened the file
 //!   ([`super::Opener`]).
