@@ -695,3 +695,57 @@ fn float_names_by_compat() {
         assert_eq!(atomic_name(&dt, Compat::V1_10), v110);
     }
 }
+
+/// Revised references (`H5T_STD_REF`) print as HDF5 2.x prints them in both modes: at the top
+/// level dereferenced, inside an array by name only.
+#[test]
+fn revised_references_in_both_modes() {
+    let mut f = refs_file();
+    let root = f.root;
+    let g = crate::dump::resolve(&f, "g").expect("g");
+    let d = crate::dump::resolve(&f, "g/d").expect("g/d");
+    let key = |b: u8| vec![b; 64];
+    f.refs.insert(key(1), RefTarget::Object(d));
+    f.refs.insert(key(2), RefTarget::Object(g));
+    let mut top = key(1);
+    top.extend_from_slice(&[0; 64]);
+    f.add_dataset(
+        root,
+        "rev",
+        ty("H5T_REFERENCE { H5T_STD_REF }"),
+        Space::simple(&[2]),
+        top,
+    );
+    let mut arr = key(2);
+    arr.extend_from_slice(&key(1));
+    f.add_dataset(
+        root,
+        "revarr",
+        ty("H5T_ARRAY { [2] H5T_REFERENCE { H5T_STD_REF } }"),
+        Space::Scalar,
+        arr,
+    );
+    let want = r#"   DATASET "rev" {
+      DATATYPE  H5T_REFERENCE { H5T_STD_REF }
+      DATASPACE  SIMPLE { ( 2 ) / ( 2 ) }
+      DATA {
+         DATASET "t.h5/g/d"
+            DATA {
+            (0): 1, 2
+            }
+         NULL
+      }
+   }
+   DATASET "revarr" {
+      DATATYPE  H5T_ARRAY { [2] H5T_REFERENCE { H5T_STD_REF } }
+      DATASPACE  SCALAR
+      DATA {
+      (0): [ GROUP "t.h5/g", DATASET "t.h5/g/d" ]
+      }
+   }
+"#;
+    for mode in ["--compat=1.10", "--compat=2.0"] {
+        let o = dump_mem(f.clone(), &[mode, "t.h5"]);
+        assert!(o.stdout.contains(want), "{mode}:\n{}", o.stdout);
+    }
+}
