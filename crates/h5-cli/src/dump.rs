@@ -17,8 +17,16 @@ use ddl::{Dumper, Opts, Subset, COL};
 use model::{DumpFile, IndexOrder, LinkTarget, ObjId, ObjKind};
 use render::Dest;
 
-/// h5dump's usage text (what `-h` prints).
+/// h5dump's usage text (what `-h` and a bad command line print: h5dump 1.10.8's own).
 pub const USAGE: &str = include_str!("dump/usage.txt");
+
+/// What `--help` adds after [`USAGE`]: the options of `h5 dump` that h5dump has not.
+pub const USAGE_OURS: &str = include_str!("dump/usage_ours.txt");
+
+/// The option code of `--compat` (long only).
+const OPT_COMPAT: char = '\u{1}';
+/// The option code of `--help` (`-h` prints h5dump's usage alone).
+const OPT_LONG_HELP: char = '\u{2}';
 
 /// One object selection from the command line.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -85,7 +93,7 @@ const LONG: &[(&str, u8, char)] = &[
     ("escape", 0, 'e'),
     ("filedriver", 1, 'f'),
     ("group", 1, 'g'),
-    ("help", 0, 'h'),
+    ("help", 0, OPT_LONG_HELP),
     ("object-ids", 0, 'i'),
     ("block", 1, 'k'),
     ("soft-link", 1, 'l'),
@@ -124,6 +132,7 @@ const LONG: &[(&str, u8, char)] = &[
     ("vfd-value", 1, '4'),
     ("vfd-name", 1, '5'),
     ("vfd-info", 1, '6'),
+    ("compat", 1, OPT_COMPAT),
 ];
 
 /// A getopt with h5dump's rules (`H5_get_option`).
@@ -495,6 +504,21 @@ pub fn parse(args: &[String]) -> Parsed {
                 continue;
             }
             'h' => return Parsed::Exit(USAGE.to_string(), g.err, 0),
+            OPT_LONG_HELP => return Parsed::Exit(format!("{USAGE}{USAGE_OURS}"), g.err, 0),
+            OPT_COMPAT => match arg.as_deref().and_then(ddl::Compat::parse) {
+                Some(c) => cmd.opts.compat = c,
+                None => {
+                    return Parsed::Exit(
+                        USAGE.to_string(),
+                        format!(
+                            "{}h5dump error: invalid --compat value \"{}\" (1.10 or 2.0)\n",
+                            g.err,
+                            arg.unwrap_or_default()
+                        ),
+                        1,
+                    )
+                }
+            },
             '$' | '#' => {
                 return Parsed::Exit(
                     String::new(),
@@ -813,6 +837,7 @@ pub fn run_with(args: &[String], open: &Opener<'_>) -> Outcome {
         let mut d = Dumper::new(file.as_ref(), cmd.opts.clone());
         d.ext_open = Some(open);
         d.file_key = ddl::file_key(fname);
+        d.file_name = fname.clone();
         d.root_key = d.file_key.clone();
         if let Err(e) = d.build_tables() {
             // h5dump stops when it cannot build its object tables ("internal error").

@@ -4,7 +4,8 @@
 //! - `h5dump_corpus_rows_pass`: `corpus/h5dump` (expected outputs of h5dump 1.10.8). Every row
 //!   listed in `conformance_baseline.txt` must pass.
 //! - `h5dump_develop_rows_pass`: `corpus/h5dump-develop` (expected outputs of the HDF5 2.x
-//!   h5dump: complex numbers, half floats, revised references). Baseline
+//!   h5dump: complex numbers, half floats, revised references), run as
+//!   `h5 dump --compat=2.0` (`h5dump-develop-wrapper.sh`). Baseline
 //!   `conformance_develop_baseline.txt`.
 //!
 //! `H5_BLESS=1` rewrites a baseline with the rows that pass now. Both print their pass counts:
@@ -30,15 +31,16 @@ fn is_xml(args: &str) -> bool {
     })
 }
 
-/// Run the corpus `name` and check it against `baseline` (a file in `tests/`).
-fn run_corpus(name: &str, baseline: &str) {
+/// Run the corpus `name` with `wrapper` as the h5dump program and check it against
+/// `baseline` (both files in `tests/`).
+fn run_corpus(name: &str, wrapper: &str, baseline: &str) {
     let Some(shared) = shared_dir() else {
         eprintln!("shared corpus not found; skipped");
         return;
     };
     let dir = shared.join("corpus").join(name);
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let wrapper = manifest.join("tests/h5dump-wrapper.sh");
+    let wrapper = manifest.join("tests").join(wrapper);
     let out = Command::new("python3")
         .arg(shared.join("corpus/tools/run_index.py"))
         .arg(&dir)
@@ -130,10 +132,14 @@ fn run_corpus(name: &str, baseline: &str) {
 
 #[test]
 fn h5dump_corpus_rows_pass() {
-    run_corpus("h5dump", "conformance_baseline.txt");
+    run_corpus("h5dump", "h5dump-wrapper.sh", "conformance_baseline.txt");
 }
 
 #[test]
 fn h5dump_develop_rows_pass() {
-    run_corpus("h5dump-develop", "conformance_develop_baseline.txt");
+    run_corpus(
+        "h5dump-develop",
+        "h5dump-develop-wrapper.sh",
+        "conformance_develop_baseline.txt",
+    );
 }

@@ -9,7 +9,31 @@ use h5::types::{ByteOrder, CharSet, Datatype, ReferenceKind, Sign, StrPad, Strin
 
 use super::model::*;
 use super::render::{Ctx, Dest, Format, Out};
-use super::value::Values;
+use super::value::{ExtFiles, Values};
+
+mod refs;
+
+/// Which h5dump to print like (`--compat`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Compat {
+    /// h5dump 1.10.8 (the default).
+    #[default]
+    V1_10,
+    /// The h5dump of HDF5 2.x: revised references printed and dereferenced as it does, the
+    /// names of the half-precision, bfloat16 and FP8 float types.
+    V2_0,
+}
+
+impl Compat {
+    /// Parse `--compat`'s value: `1.10`, or `2`/`2.0`.
+    pub fn parse(s: &str) -> Option<Compat> {
+        match s {
+            "1.10" => Some(Compat::V1_10),
+            "2" | "2.0" => Some(Compat::V2_0),
+            _ => None,
+        }
+    }
+}
 
 /// Indentation step in columns (h5dump's `COL`).
 pub const COL: usize = 3;
@@ -72,6 +96,8 @@ pub struct Opts {
     pub binary: Option<String>,
     /// Print the library's error stack on failures (`--enable-error-stack`).
     pub error_stack: bool,
+    /// Which h5dump to print like (`--compat`).
+    pub compat: Compat,
 }
 
 impl Default for Opts {
@@ -98,6 +124,7 @@ impl Default for Opts {
             attr_dest: Dest::Stdout,
             binary: None,
             error_stack: false,
+            compat: Compat::V1_10,
         }
     }
 }
@@ -161,6 +188,13 @@ pub struct Dumper<'a> {
     /// Printing objects reached through an external link: every object is checked for
     /// having been printed already (`hit_elink`).
     pub hit_elink: bool,
+    /// The file's name as opened (what `H5Rget_file_name` gives for a reference into it).
+    pub file_name: String,
+    /// Files reached through references to other files.
+    pub ext_ref_files: ExtFiles,
+    /// How many references deep the printing is (a dataset of references referenced by
+    /// another one is printed, up to a bound).
+    ref_depth: usize,
 }
 
 /// A file's identity for external link traversal: its canonical path, else its name.
@@ -174,7 +208,7 @@ pub fn file_key(name: &str) -> String {
 /// library looks (`H5F_prefix_open_file`): an absolute name as is; a relative one under each
 /// directory of `HDF5_EXT_PREFIX`, then next to `from`, then from the working directory.
 /// Returns the file and its identity.
-fn open_external(
+pub(crate) fn open_external(
     open: &super::Opener<'_>,
     from: &str,
     name: &str,
@@ -328,6 +362,9 @@ impl<'a> Dumper<'a> {
             root_key: String::new(),
             ext_tables: HashMap::new(),
             hit_elink: false,
+            file_name: String::new(),
+            ext_ref_files: ExtFiles::default(),
+            ref_depth: 0,
         }
     }
 
@@ -403,6 +440,13 @@ impl<'a> Dumper<'a> {
         child.hit_elink = true;
         child.file_key = key.clone();
         child.root_key = self.root_key.clone();
+        // The name the library opened the file as is not kept; its base name is what a
+        // target found next to the linking file or in the working directory was opened as.
+        child.file_name = std::path::Path::new(&key)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| key.clone());
+        child.ext_ref_files = Rc::clone(&self.ext_ref_files);
         child.ext_tables = std::mem::take(&mut self.ext_tables);
         match child.ext_tables.remove(&key) {
             Some(t) => child.tables = t,
@@ -624,6 +668,12 @@ impl<'a> Dumper<'a> {
             paths: Rc::clone(&self.tables.paths),
             next_arr: Cell::new(self.next_arr.get()),
             packed: self.packed,
+            refs: super::value::RefEnv {
+                file_name: self.file_name.clone(),
+                file_key: self.file_key.clone(),
+                open: self.ext_open,
+                ext: Rc::clone(&self.ext_ref_files),
+            },
         }
     }
 
@@ -662,7 +712,7 @@ impl<'a> Dumper<'a> {
         let dt = &t.datatype;
         match dt {
             Datatype::Integer(_) | Datatype::Float(_) | Datatype::Bitfield(_) => {
-                buf.push_str(&atomic_name(dt));
+                buf.push_str(&atomic_name(dt, self.opts.compat));
             }
             Datatype::Time(_) => buf.push_str("H5T_TIME: not yet implemented"),
             Datatype::String(s) => {
@@ -736,7 +786,13 @@ impl<'a> Dumper<'a> {
                 buf.push_str(match r.kind() {
                     ReferenceKind::DatasetRegion => " { H5T_STD_REF_DSETREG }",
                     ReferenceKind::Object => " { H5T_STD_REF_OBJECT }",
-                    _ => " { UNDEFINED }",
+                    // Revised references (`H5T_STD_REF`, whatever kind the file's
+                    // datatype message names): 1.10.8 cannot read them and printed
+                    // UNDEFINED; both modes print what 2.x prints.
+                    ReferenceKind::Revised
+                    | ReferenceKind::Object2
+                    | ReferenceKind::DatasetRegion2
+                    | ReferenceKind::Attribute => " { H5T_STD_REF }",
                 });
             }
             Datatype::Enum(e) => {
@@ -745,7 +801,10 @@ impl<'a> Dumper<'a> {
                 ctx.indent_level += 1;
                 ctx.need_prefix = true;
                 buf.clear();
-                buf.push_str(&atomic_name(&Datatype::Integer(*e.base())));
+                buf.push_str(&atomic_name(
+                    &Datatype::Integer(*e.base()),
+                    self.opts.compat,
+                ));
                 buf.push(';');
                 self.out.render_element(info, ctx, buf, ncols, 0, 0);
                 for m in e.members() {
@@ -795,7 +854,8 @@ impl<'a> Dumper<'a> {
             }
             Datatype::Complex(c) => {
                 // HDF5 2.x names complex types after their IEEE base type.
-                let base = atomic_name(&Datatype::Float(*c.base()));
+                // (1.10.8 cannot read complex numbers: both modes print the 2.x form.)
+                let base = atomic_name(&Datatype::Float(*c.base()), Compat::V2_0);
                 match base.strip_prefix("H5T_IEEE_") {
                     Some(rest) => buf.push_str(&format!("H5T_COMPLEX_IEEE_{}", rest)),
                     None => buf.push_str(&format!("H5T_COMPLEX {{ {} }}", base)),
@@ -937,18 +997,22 @@ impl<'a> Dumper<'a> {
             ctx.indent_level += 1;
             let mut dctx = ctx.clone();
             if let Datatype::Reference(r) = dt {
-                if matches!(
+                let old = matches!(
                     r.kind(),
                     ReferenceKind::Object | ReferenceKind::DatasetRegion
-                ) {
-                    dctx.init_acc_pos(space.dims());
-                    dctx.need_prefix = true;
-                    match src.all_bytes(self.file, space) {
-                        Ok(bytes) => {
-                            self.dump_reference(&outputformat, &mut dctx, dt, &bytes, space)
-                        }
-                        Err(e) => self.error_msg(&e),
+                );
+                dctx.init_acc_pos(space.dims());
+                dctx.need_prefix = true;
+                match src.all_bytes(self.file, space) {
+                    Ok(bytes) if old && self.opts.compat == Compat::V1_10 => {
+                        self.dump_reference(&outputformat, &mut dctx, dt, &bytes, space)
                     }
+                    // Revised references in both modes (1.10.8 cannot read them), old ones
+                    // in 2.0 mode: read as `H5T_STD_REF` and dereferenced as 2.x does.
+                    Ok(bytes) => {
+                        self.dump_reference_v2(&outputformat, &mut dctx, dt, &bytes, space)
+                    }
+                    Err(e) => self.error_msg(&e),
                 }
             }
             ctx.indent_level -= 1;
@@ -1402,6 +1466,8 @@ impl<'a> Dumper<'a> {
         let (open, mut text) = match sel {
             Region::Blocks(_) => (" {", String::from("REGION_TYPE BLOCK  ")),
             Region::Points(_) => ("{", String::from("REGION_TYPE POINT  ")),
+            // "invalid region type": nothing is printed.
+            Region::All | Region::None | Region::Unlimited => return,
         };
         self.out
             .render_element(&noidx, ctx, open, ncols, i, elmt_counter);
@@ -1430,6 +1496,7 @@ impl<'a> Dumper<'a> {
                     text.push_str(&format!("({})", coords(p)));
                 }
             }
+            Region::All | Region::None | Region::Unlimited => {}
         }
         self.out
             .render_element(info, ctx, &text, ncols, i, elmt_counter);
@@ -1620,6 +1687,7 @@ impl<'a> Dumper<'a> {
                     ctx.indent_level -= 1;
                 }
             }
+            Region::All | Region::None | Region::Unlimited => {}
         }
     }
 
@@ -2317,8 +2385,10 @@ pub fn dataspace_text(s: &Space) -> String {
     }
 }
 
-/// The name h5dump gives an integer, float or bitfield type.
-pub fn atomic_name(dt: &Datatype) -> String {
+/// The name h5dump gives an integer, float or bitfield type. h5dump 1.10.8 names only the
+/// 32- and 64-bit IEEE and VAX floats and describes the others; 2.x also names the half
+/// precision, bfloat16 and FP8 types.
+pub fn atomic_name(dt: &Datatype, compat: Compat) -> String {
     if let Datatype::Float(f) = dt {
         if *f == h5::types::predefined::VAX_F32 {
             return "H5T_VAX_F32".into();
@@ -2331,8 +2401,9 @@ pub fn atomic_name(dt: &Datatype) -> String {
         if n.starts_with("H5T_STD_")
             || n.starts_with("H5T_IEEE_F32")
             || n.starts_with("H5T_IEEE_F64")
-            || n.starts_with("H5T_IEEE_F16")
             || n.starts_with("H5T_VAX_")
+            || (compat == Compat::V2_0
+                && (n.starts_with("H5T_IEEE_F16") || n.starts_with("H5T_FLOAT_")))
         {
             return n.to_string();
         }

@@ -37,6 +37,9 @@
 //! - [`DumpFile::dereference`]: `H5Rdereference2` + `H5Oget_info` for object references;
 //!   for region references also `H5Rget_region` as blocks (`H5Sget_select_hyper_blocklist`) or
 //!   points (`H5Sget_select_elem_pointlist`). Zero (null) references are never asked for.
+//! - [`DumpFile::reference_info`]: a reference as HDF5 2.x reads it into an `H5R_ref_t`
+//!   (`H5Rget_type`, `H5Rget_file_name` for references to other files, the object token,
+//!   `H5Ropen_region`'s selection, `H5Rget_attr_name`), without opening its target.
 //! - [`DumpFile::superblock`]: `H5Fget_info2` versions and the file creation property list.
 //! - External link targets are opened through the same opener that opened the file
 //!   ([`super::Opener`]).
@@ -355,6 +358,41 @@ pub enum Region {
     Blocks(Vec<(Vec<u64>, Vec<u64>)>),
     /// Points, in the order of `H5Sget_select_elem_pointlist`.
     Points(Vec<Vec<u64>>),
+    /// The whole extent (`H5S_SEL_ALL`): h5dump prints no region for it.
+    All,
+    /// Nothing (`H5S_SEL_NONE`): h5dump prints no region for it.
+    None,
+    /// A hyperslab with an unlimited count or block: its blocks cannot be listed
+    /// (`H5Sget_select_hyper_nblocks` fails) and h5dump prints no region for it.
+    Unlimited,
+}
+
+/// The kind of a reference as HDF5 2.x sees it (`H5Rget_type`); old references are
+/// converted to the revised kinds when read as `H5T_STD_REF`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RefKind {
+    /// `H5R_OBJECT1` or `H5R_OBJECT2`.
+    Object,
+    /// `H5R_DATASET_REGION1` or `H5R_DATASET_REGION2`.
+    Region,
+    /// `H5R_ATTR`.
+    Attribute,
+}
+
+/// What a non-null reference holds, undereferenced (an `H5R_ref_t`): its kind, the file it
+/// points into, the object's address there and the region or attribute name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RefInfo {
+    /// The reference kind.
+    pub kind: RefKind,
+    /// The file name stored in a reference to another file (`None`: this file).
+    pub external: Option<String>,
+    /// The address of the referenced object's header in that file.
+    pub object: ObjId,
+    /// The selection of a region reference (`None` if it could not be decoded).
+    pub region: Option<Region>,
+    /// The attribute name of an attribute reference.
+    pub attr_name: Option<String>,
 }
 
 /// Everything `h5 dump` and `h5 ls` read from a file.
@@ -385,6 +423,30 @@ pub trait DumpFile {
     fn vlen_data(&self, descriptor: &[u8]) -> ModelResult<Option<Vec<u8>>>;
     /// What an encoded reference points at; `None` for an unresolvable one.
     fn dereference(&self, reference: &[u8]) -> ModelResult<Option<RefTarget>>;
+    /// A reference element of reference type `dt` decoded as HDF5 2.x reads it into an
+    /// `H5R_ref_t` (old references converted), without opening what it points at; `None` for
+    /// a reference that cannot be decoded. Zero (null) references are never asked for.
+    ///
+    /// The default decodes old references through [`DumpFile::dereference`].
+    fn reference_info(&self, dt: &Datatype, reference: &[u8]) -> ModelResult<Option<RefInfo>> {
+        let _ = dt;
+        Ok(self.dereference(reference)?.map(|t| match t {
+            RefTarget::Object(object) => RefInfo {
+                kind: RefKind::Object,
+                external: None,
+                object,
+                region: None,
+                attr_name: None,
+            },
+            RefTarget::Region { dataset, selection } => RefInfo {
+                kind: RefKind::Region,
+                external: None,
+                object: dataset,
+                region: Some(selection),
+                attr_name: None,
+            },
+        }))
+    }
     /// Superblock information for `-B`.
     fn superblock(&self) -> ModelResult<SuperblockInfo>;
 }

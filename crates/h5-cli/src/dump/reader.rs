@@ -112,6 +112,51 @@ impl ReaderFile {
         self.file.sizes()
     }
 
+    /// Decode a revised reference as stored in raw data (`H5T_STD_REF` on disk): the
+    /// reference type and flags, then the encoded block inline (an object reference to this
+    /// file) or the block's length and the global heap ID of the object holding it.
+    fn revised_reference(&self, bytes: &[u8]) -> Option<RefInfo> {
+        use h5::format::heap::global::GlobalHeapId;
+        use h5::format::reference::{Reference, ReferenceTarget, FLAG_EXTERNAL, TYPE_OBJECT};
+        let sizes = self.sizes();
+        let mut c = Cursor::new(bytes, 0, sizes);
+        let ref_type = c.read_u8().ok()?;
+        let flags = c.read_u8().ok()?;
+        let r = if ref_type == TYPE_OBJECT && flags & FLAG_EXTERNAL == 0 {
+            Reference::parse_block(&mut c, ref_type, flags).ok()?
+        } else {
+            let _len = c.read_u32().ok()?;
+            let id = GlobalHeapId::parse(&mut c).ok()?;
+            let data = self.file.global_heap_object(id.collection, id.index).ok()?;
+            Reference::parse_block(&mut Cursor::new(&data, 0, sizes), ref_type, flags)
+                .or_else(|_| Reference::parse(&mut Cursor::new(&data, 0, sizes)))
+                .ok()?
+        };
+        let object = r.token_address(sizes)?.0;
+        let external = r
+            .external_file
+            .as_ref()
+            .map(|f| String::from_utf8_lossy(f).into_owned());
+        let (kind, region, attr_name) = match &r.target {
+            ReferenceTarget::Object => (RefKind::Object, None, None),
+            ReferenceTarget::Region { selection, .. } => {
+                (RefKind::Region, Some(region_of(selection)), None)
+            }
+            ReferenceTarget::Attribute { name } => (
+                RefKind::Attribute,
+                None,
+                Some(String::from_utf8_lossy(name).into_owned()),
+            ),
+        };
+        Some(RefInfo {
+            kind,
+            external,
+            object,
+            region,
+            attr_name,
+        })
+    }
+
     fn loc(&self, id: ObjId) -> Location {
         Location {
             file: self.file.clone(),
@@ -552,7 +597,7 @@ fn vds_selection(s: &FormatSelection) -> VdsSelection {
 }
 
 /// A region reference's selection as blocks or points.
-fn region_of(s: &FormatSelection, space: &Dataspace) -> Region {
+fn region_of(s: &FormatSelection) -> Region {
     match s {
         FormatSelection::PointsV1 { points, .. } | FormatSelection::PointsV2 { points, .. } => {
             Region::Points(points.clone())
@@ -564,6 +609,14 @@ fn region_of(s: &FormatSelection, space: &Dataspace) -> Region {
                 .map(|b| (b.start.clone(), b.end.clone()))
                 .collect(),
         ),
+        FormatSelection::HyperslabV2 { dims }
+        | FormatSelection::HyperslabV3Regular { dims, .. }
+            if dims
+                .iter()
+                .any(|d| d.count == u64::MAX || d.block == u64::MAX) =>
+        {
+            Region::Unlimited
+        }
         FormatSelection::HyperslabV2 { dims }
         | FormatSelection::HyperslabV3Regular { dims, .. } => {
             let mut out = Vec::new();
@@ -592,14 +645,8 @@ fn region_of(s: &FormatSelection, space: &Dataspace) -> Region {
             }
             Region::Blocks(out)
         }
-        FormatSelection::All => {
-            let dims = space.dims();
-            Region::Blocks(vec![(
-                vec![0; dims.len()],
-                dims.iter().map(|d| d.saturating_sub(1)).collect(),
-            )])
-        }
-        FormatSelection::None => Region::Blocks(Vec::new()),
+        FormatSelection::All => Region::All,
+        FormatSelection::None => Region::None,
     }
 }
 
@@ -841,14 +888,61 @@ impl DumpFile for ReaderFile {
         let r =
             RegionReferenceData::parse(&mut Cursor::new(&data, 0, self.sizes())).map_err(msg)?;
         let ds = r.object.0;
-        let d = match self.dataset_obj(ds) {
-            Ok(d) => d,
-            Err(_) => return Ok(None),
-        };
+        if self.dataset_obj(ds).is_err() {
+            return Ok(None);
+        }
         Ok(Some(RefTarget::Region {
             dataset: ds,
-            selection: region_of(&r.selection, d.dataspace()),
+            selection: region_of(&r.selection),
         }))
+    }
+
+    fn reference_info(&self, dt: &Datatype, reference: &[u8]) -> ModelResult<Option<RefInfo>> {
+        let kind = match dt {
+            Datatype::Reference(r) => r.kind(),
+            _ => return Ok(None),
+        };
+        let sizes = self.sizes();
+        match kind {
+            ReferenceKind::Object => {
+                let mut a = [0u8; 8];
+                let n = reference.len().min(8);
+                a[..n].copy_from_slice(&reference[..n]);
+                Ok(Some(RefInfo {
+                    kind: RefKind::Object,
+                    external: None,
+                    object: u64::from_le_bytes(a),
+                    region: None,
+                    attr_name: None,
+                }))
+            }
+            ReferenceKind::DatasetRegion => {
+                let (Some(a), Some(i)) = (reference.get(..8), reference.get(8..12)) else {
+                    return Ok(None);
+                };
+                let mut ab = [0u8; 8];
+                ab.copy_from_slice(a);
+                let mut ib = [0u8; 4];
+                ib.copy_from_slice(i);
+                let Ok(data) = self
+                    .file
+                    .global_heap_object(Addr(u64::from_le_bytes(ab)), u32::from_le_bytes(ib))
+                else {
+                    return Ok(None);
+                };
+                let Ok(r) = RegionReferenceData::parse(&mut Cursor::new(&data, 0, sizes)) else {
+                    return Ok(None);
+                };
+                Ok(Some(RefInfo {
+                    kind: RefKind::Region,
+                    external: None,
+                    object: r.object.0,
+                    region: Some(region_of(&r.selection)),
+                    attr_name: None,
+                }))
+            }
+            _ => Ok(self.revised_reference(reference)),
+        }
     }
 
     fn superblock(&self) -> ModelResult<SuperblockInfo> {

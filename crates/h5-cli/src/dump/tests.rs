@@ -502,7 +502,9 @@ fn debug_one() {
     eprintln!("status {}", o.status);
 }
 
-/// HDF5 2.x types as the 2.x h5dump prints them (h5dump-develop/tfloat16.ddl, tcomplex.ddl).
+/// HDF5 2.x types as the 2.x h5dump prints them (h5dump-develop/tfloat16.ddl, tcomplex.ddl)
+/// with `--compat=2.0`; by default the half float is described as 1.10.8 describes a float it
+/// has no name for, and complex numbers (which 1.10.8 cannot read) keep the 2.x form.
 #[test]
 fn float16_and_complex_like_h5dump_2() {
     let mut f = MemoryFile::new();
@@ -524,7 +526,7 @@ fn float16_and_complex_like_h5dump_2() {
         Space::simple(&[2]),
         c,
     );
-    let o = dump_mem(f, &["-m", "%.6f", "-w80", "t.h5"]);
+    let o = dump_mem(f.clone(), &["--compat=2.0", "-m", "%.6f", "-w80", "t.h5"]);
     let want = r#"HDF5 "t.h5" {
 GROUP "/" {
    DATASET "h" {
@@ -545,4 +547,205 @@ GROUP "/" {
 }
 "#;
     assert_eq!(o.stdout, want);
+    let o = dump_mem(f, &["-m", "%.6f", "-w80", "t.h5"]);
+    let want = want.replace(
+        "H5T_IEEE_F16LE",
+        "16-bit little-endian floating-point 16-bit precision",
+    );
+    assert_eq!(o.stdout, want);
+}
+
+/// A file with old object and region references: a dataset `g/d`, object references to it,
+/// to its group and a null one, and a point region of `d`.
+fn refs_file() -> MemoryFile {
+    let mut f = MemoryFile::new();
+    let root = f.root;
+    let g = f.add_group(root, "g");
+    let d = f.add_dataset(g, "d", ty("H5T_STD_U8LE"), Space::simple(&[2]), vec![1, 2]);
+    let mut r = Vec::new();
+    for id in [d, g, 0] {
+        r.extend_from_slice(&id.to_le_bytes());
+    }
+    f.refs
+        .insert(d.to_le_bytes().to_vec(), RefTarget::Object(d));
+    f.refs
+        .insert(g.to_le_bytes().to_vec(), RefTarget::Object(g));
+    f.add_dataset(
+        root,
+        "refs",
+        ty("H5T_REFERENCE { H5T_STD_REF_OBJECT }"),
+        Space::simple(&[3]),
+        r,
+    );
+    let key = [7u8; 12].to_vec();
+    f.refs.insert(
+        key.clone(),
+        RefTarget::Region {
+            dataset: d,
+            selection: Region::Points(vec![vec![1]]),
+        },
+    );
+    f.add_dataset(
+        root,
+        "regs",
+        ty("H5T_REFERENCE { H5T_STD_REF_DSETREG }"),
+        Space::simple(&[1]),
+        key,
+    );
+    f
+}
+
+/// Old references with `--compat=2.0`: read as `H5T_STD_REF`, named by file and path, a
+/// dataset's data printed, a group's not; a region's values only with `-R`. (A point region
+/// opens with `{` and no space when it is the first element: the renderer puts the element
+/// separator only after the first element, as h5dump does.)
+#[test]
+fn references_like_h5dump_2() {
+    let head = r#"HDF5 "t.h5" {
+GROUP "/" {
+   GROUP "g" {
+      DATASET "d" {
+         DATATYPE  H5T_STD_U8LE
+         DATASPACE  SIMPLE { ( 2 ) / ( 2 ) }
+         DATA {
+         (0): 1, 2
+         }
+      }
+   }
+   DATASET "refs" {
+      DATATYPE  H5T_REFERENCE { H5T_STD_REF_OBJECT }
+      DATASPACE  SIMPLE { ( 3 ) / ( 3 ) }
+      DATA {
+         DATASET "t.h5/g/d"
+            DATA {
+            (0): 1, 2
+            }
+         GROUP "t.h5/g"
+         NULL
+      }
+   }
+   DATASET "regs" {
+      DATATYPE  H5T_REFERENCE { H5T_STD_REF_DSETREG }
+      DATASPACE  SIMPLE { ( 1 ) / ( 1 ) }
+      DATA {
+         DATASET "t.h5/g/d"{
+            REGION_TYPE POINT  (1)
+            DATATYPE  H5T_STD_U8LE
+            DATASPACE  SIMPLE { ( 2 ) / ( 2 ) }
+"#;
+    let o = dump_mem(refs_file(), &["--compat=2.0", "t.h5"]);
+    let want = format!("{head}         }}\n      }}\n   }}\n}}\n}}\n");
+    assert_eq!(o.stdout, want);
+    let o = dump_mem(refs_file(), &["--compat", "2", "-R", "t.h5"]);
+    let data = "            DATA {\n               2\n            }\n";
+    let want = format!("{head}{data}         }}\n      }}\n   }}\n}}\n}}\n");
+    assert_eq!(o.stdout, want);
+    // 1.10.8 names old references by kind, address and first path, without the file name.
+    let o = dump_mem(refs_file(), &["--compat=1.10", "t.h5"]);
+    assert!(o.stdout.contains(" \"/g\"\n"), "{}", o.stdout);
+    assert!(o.stdout.contains("DATASET \"/g/d\"{\n"), "{}", o.stdout);
+    assert!(!o.stdout.contains("t.h5/"), "{}", o.stdout);
+}
+
+/// `--compat` takes 1.10, 2 or 2.0; anything else is a usage error. `-h` prints h5dump's
+/// usage alone, `--help` adds the options h5dump has not.
+#[test]
+fn compat_option_and_help() {
+    let run = |a: &[&str]| dump_mem(tall_like(), a);
+    assert_eq!(run(&["--compat=2.0", "t.h5"]).status, 0);
+    assert_eq!(run(&["--compat", "1.10", "t.h5"]).status, 0);
+    let bad = run(&["--compat=3", "t.h5"]);
+    assert_eq!(bad.status, 1);
+    assert_eq!(bad.stdout, USAGE);
+    assert!(bad.stderr.contains("--compat"), "{}", bad.stderr);
+    assert_eq!(run(&["-h"]).stdout, USAGE);
+    let help = run(&["--help"]);
+    assert_eq!(help.status, 0);
+    assert_eq!(help.stdout, format!("{USAGE}{USAGE_OURS}"));
+    assert!(USAGE_OURS.contains("--compat=VERSION"));
+    assert!(!USAGE.contains("--compat"));
+}
+
+/// Names of the floats 1.10.8 does not know: described in 1.10 mode, named in 2.0 mode.
+#[test]
+fn float_names_by_compat() {
+    use super::ddl::{atomic_name, Compat};
+    use h5::types::predefined as p;
+    let cases = [
+        (
+            p::IEEE_F16BE,
+            "H5T_IEEE_F16BE",
+            "16-bit big-endian floating-point 16-bit precision",
+        ),
+        (
+            p::FLOAT_BFLOAT16LE,
+            "H5T_FLOAT_BFLOAT16LE",
+            "16-bit little-endian floating-point 16-bit precision",
+        ),
+        (
+            p::FLOAT_F8E4M3,
+            "H5T_FLOAT_F8E4M3",
+            "8-bit floating-point 8-bit precision",
+        ),
+        (p::IEEE_F64LE, "H5T_IEEE_F64LE", "H5T_IEEE_F64LE"),
+    ];
+    for (t, v2, v110) in cases {
+        let dt = h5::types::Datatype::Float(t);
+        assert_eq!(atomic_name(&dt, Compat::V2_0), v2);
+        assert_eq!(atomic_name(&dt, Compat::V1_10), v110);
+    }
+}
+
+/// Revised references (`H5T_STD_REF`) print as HDF5 2.x prints them in both modes: at the top
+/// level dereferenced, inside an array by name only.
+#[test]
+fn revised_references_in_both_modes() {
+    let mut f = refs_file();
+    let root = f.root;
+    let g = crate::dump::resolve(&f, "g").expect("g");
+    let d = crate::dump::resolve(&f, "g/d").expect("g/d");
+    let key = |b: u8| vec![b; 64];
+    f.refs.insert(key(1), RefTarget::Object(d));
+    f.refs.insert(key(2), RefTarget::Object(g));
+    let mut top = key(1);
+    top.extend_from_slice(&[0; 64]);
+    f.add_dataset(
+        root,
+        "rev",
+        ty("H5T_REFERENCE { H5T_STD_REF }"),
+        Space::simple(&[2]),
+        top,
+    );
+    let mut arr = key(2);
+    arr.extend_from_slice(&key(1));
+    f.add_dataset(
+        root,
+        "revarr",
+        ty("H5T_ARRAY { [2] H5T_REFERENCE { H5T_STD_REF } }"),
+        Space::Scalar,
+        arr,
+    );
+    let want = r#"   DATASET "rev" {
+      DATATYPE  H5T_REFERENCE { H5T_STD_REF }
+      DATASPACE  SIMPLE { ( 2 ) / ( 2 ) }
+      DATA {
+         DATASET "t.h5/g/d"
+            DATA {
+            (0): 1, 2
+            }
+         NULL
+      }
+   }
+   DATASET "revarr" {
+      DATATYPE  H5T_ARRAY { [2] H5T_REFERENCE { H5T_STD_REF } }
+      DATASPACE  SCALAR
+      DATA {
+      (0): [ GROUP "t.h5/g", DATASET "t.h5/g/d" ]
+      }
+   }
+"#;
+    for mode in ["--compat=1.10", "--compat=2.0"] {
+        let o = dump_mem(f.clone(), &[mode, "t.h5"]);
+        assert!(o.stdout.contains(want), "{mode}:\n{}", o.stdout);
+    }
 }

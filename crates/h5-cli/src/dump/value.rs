@@ -1,14 +1,14 @@
 //! Rendering one data element as text (the reference tools' `h5tools_str_sprint`), and C
 //! `printf` float formatting for `%g` and `-m FORMAT`.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 
 use h5::types::compose::decode_int;
 use h5::types::{ByteOrder, Datatype, FloatType, Norm, ReferenceKind, StrPad};
 
-use super::model::{DumpFile, ObjId, ObjKind};
+use super::model::{DumpFile, IndexOrder, LinkTarget, ObjId, ObjKind, RefInfo, RefKind};
 use super::render::{Ctx, Format, Out};
 
 /// What the element renderer needs beside the format: the file (for vlen data and
@@ -22,6 +22,90 @@ pub struct Values<'a> {
     pub next_arr: Cell<bool>,
     /// Packed-bits extraction: (offset, mask) applied to integers (`-M`).
     pub packed: Option<(u32, u64)>,
+    /// What the names of revised references need.
+    pub refs: RefEnv<'a>,
+}
+
+/// A file reached through a reference to another file, with the first path of each object.
+pub struct ExtFile {
+    /// The file.
+    pub file: Box<dyn DumpFile>,
+    /// Its identity (canonical path).
+    pub key: String,
+    /// First path of each object.
+    pub paths: Rc<HashMap<ObjId, (String, ObjKind)>>,
+}
+
+/// Files reached through references to other files, by the name the reference stores
+/// (`None`: it could not be opened).
+pub type ExtFiles = Rc<RefCell<HashMap<String, Option<Rc<ExtFile>>>>>;
+
+/// What the name of a revised reference needs (`h5tools_str_sprint_reference` of HDF5 2.x):
+/// the name the file was opened as and a way to reach the files other references name.
+pub struct RefEnv<'a> {
+    /// The file's name as opened (`H5Rget_file_name` of a reference into it).
+    pub file_name: String,
+    /// The file's identity: other files are looked for next to it.
+    pub file_key: String,
+    /// Opens other files.
+    pub open: Option<&'a super::Opener<'a>>,
+    /// Files already reached.
+    pub ext: ExtFiles,
+}
+
+impl RefEnv<'_> {
+    /// The file a reference to another file names, opened where the reference library
+    /// looks for it, with its object paths.
+    pub fn external(&self, name: &str) -> Option<Rc<ExtFile>> {
+        if let Some(e) = self.ext.borrow().get(name) {
+            return e.clone();
+        }
+        let opened = self.open.and_then(|open| {
+            let (file, key) = super::ddl::open_external(open, &self.file_key, name)?;
+            let paths = Rc::new(first_paths(file.as_ref()));
+            Some(Rc::new(ExtFile { file, key, paths }))
+        });
+        self.ext
+            .borrow_mut()
+            .insert(name.to_string(), opened.clone());
+        opened
+    }
+}
+
+/// The first path of each object reachable from the root by hard links, visiting links in
+/// name order depth first (the path `H5Rget_obj_name` finds).
+pub fn first_paths(file: &dyn DumpFile) -> HashMap<ObjId, (String, ObjKind)> {
+    fn walk(
+        file: &dyn DumpFile,
+        group: ObjId,
+        path: &str,
+        out: &mut HashMap<ObjId, (String, ObjKind)>,
+    ) {
+        let Ok(links) = file.links(group, IndexOrder::Name) else {
+            return;
+        };
+        for l in links {
+            let LinkTarget::Hard(id) = l.target else {
+                continue;
+            };
+            if out.contains_key(&id) {
+                continue;
+            }
+            let Ok(kind) = file.object_kind(id) else {
+                continue;
+            };
+            let full = format!("{}/{}", path, l.name);
+            out.insert(id, (full.clone(), kind));
+            if kind == ObjKind::Group {
+                walk(file, id, &full, out);
+            }
+        }
+    }
+    let mut out = HashMap::new();
+    let root = file.root();
+    out.insert(root, ("/".to_string(), ObjKind::Group));
+    walk(file, root, "", &mut out);
+    out
 }
 
 /// Decode a floating-point value of any layout to `f64`.
@@ -428,6 +512,13 @@ impl Values<'_> {
                         s.push_str("DATASET");
                         self.sprint_reference(s, b);
                     }
+                    ReferenceKind::Revised
+                    | ReferenceKind::Object2
+                    | ReferenceKind::DatasetRegion2
+                    | ReferenceKind::Attribute => {
+                        let r = self.file.reference_info(dt, b).ok().flatten();
+                        s.push_str(&self.ref_label(r.as_ref()));
+                    }
                     ReferenceKind::Object => {
                         let target = self.file.dereference(b).ok().flatten();
                         let addr = match target {
@@ -445,7 +536,6 @@ impl Values<'_> {
                         s.push_str(&format!(" {}", addr));
                         self.sprint_reference(s, b);
                     }
-                    _ => {}
                 }
             }
             Datatype::Array(a) => {
@@ -576,6 +666,48 @@ impl Values<'_> {
         if i == 0 {
             s.push_str("\"\"");
         }
+    }
+
+    /// How HDF5 2.x names a non-null reference (`h5tools_str_sprint` of an `H5R_ref_t`): the
+    /// kind of what it points at (`GROUP`, `DATASET`, `DATATYPE` or `UNKNOWN` for objects,
+    /// `DATASET` for regions, `ATTRIBUTE`), then in quotes the file name, the object's path
+    /// and for attributes `/NAME`. A part that cannot be found is left out.
+    pub fn ref_label(&self, r: Option<&RefInfo>) -> String {
+        // A reference that cannot be decoded has no type (`H5R_BADTYPE`): nothing.
+        let Some(r) = r else {
+            return String::new();
+        };
+        let ext = r.external.as_deref().map(|n| (n, self.refs.external(n)));
+        let (fname, kind, path) = match &ext {
+            None => (
+                self.refs.file_name.as_str(),
+                self.file.object_kind(r.object).ok(),
+                self.paths.get(&r.object).map(|(p, _)| p.clone()),
+            ),
+            Some((n, Some(e))) => (
+                *n,
+                e.file.object_kind(r.object).ok(),
+                e.paths.get(&r.object).map(|(p, _)| p.clone()),
+            ),
+            Some((n, None)) => (*n, None, None),
+        };
+        let word = match r.kind {
+            RefKind::Object => match kind {
+                Some(ObjKind::Group) => "GROUP",
+                Some(ObjKind::Dataset) => "DATASET",
+                Some(ObjKind::NamedDatatype) => "DATATYPE",
+                None => "UNKNOWN",
+            },
+            RefKind::Region => "DATASET",
+            RefKind::Attribute => "ATTRIBUTE",
+        };
+        let mut out = format!("{} \"{}{}", word, fname, path.unwrap_or_default());
+        if let (RefKind::Attribute, Some(a)) = (r.kind, &r.attr_name) {
+            out.push('/');
+            out.push_str(a);
+        }
+        out.push('"');
+        out
     }
 
     /// ` "path"` of a referenced object (`h5tools_str_sprint_reference`).
