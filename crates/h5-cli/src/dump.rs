@@ -727,6 +727,7 @@ pub fn run_with(args: &[String], open: &Opener<'_>) -> Outcome {
             uri
         );
     }
+    let mut xml_settings = cmd.xml_settings.clone();
     for fname in &cmd.files {
         let file = match open(fname) {
             Ok(f) => f,
@@ -740,7 +741,7 @@ pub fn run_with(args: &[String], open: &Opener<'_>) -> Outcome {
             }
         };
         if cmd.xml {
-            let x = xml::dump_file(file.as_ref(), &cmd.opts, &cmd.xml_settings);
+            let x = xml::dump_file(file.as_ref(), &cmd.opts, &mut xml_settings);
             outcome.stdout.push_str(&x.stdout);
             outcome.stderr.push_str(&x.stderr);
             if x.status != 0 {

@@ -130,9 +130,12 @@ pub struct XmlOutcome {
 }
 
 /// Print `file` as an HDF5-File XML document.
-pub fn dump_file(file: &dyn DumpFile, opts: &Opts, settings: &XmlSettings) -> XmlOutcome {
+///
+/// The schema or DTD location chosen for the first file stays in `settings` for the files
+/// after it, as h5dump keeps it (so a second file with the default schema and namespace
+/// is refused, as h5dump refuses it).
+pub fn dump_file(file: &dyn DumpFile, opts: &Opts, settings: &mut XmlSettings) -> XmlOutcome {
     let mut outcome = XmlOutcome::default();
-    let mut settings = settings.clone();
     let uri = match &settings.dtd_uri {
         None if settings.use_schema => DEFAULT_XSD.to_string(),
         None => {
@@ -151,6 +154,7 @@ pub fn dump_file(file: &dyn DumpFile, opts: &Opts, settings: &XmlSettings) -> Xm
             u.clone()
         }
     };
+    settings.dtd_uri = Some(uri.clone());
     let mut x = Xml::new(file, opts, settings.ns.clone());
     if let Err(e) = x.build_tables() {
         outcome.stderr.push_str(&format!("h5dump error: {}\n", e));
@@ -158,7 +162,7 @@ pub fn dump_file(file: &dyn DumpFile, opts: &Opts, settings: &XmlSettings) -> Xm
         outcome.status = 1;
         return outcome;
     }
-    x.out.put(&header(&settings, &uri));
+    x.out.put(&header(settings, &uri));
     let root = file.root();
     x.dump_group(root, "/");
     x.out.put("\n");
@@ -1446,7 +1450,14 @@ impl<'a> Xml<'a> {
 
         let dt = &info.datatype.datatype;
         let src = Source::Dataset(id);
-        if self.opts.display_data && info.storage_size > 0 {
+        // The library counts external storage as allocated whether or not its files exist
+        // (`H5Dget_storage_size`).
+        let storage = if info.external.is_empty() {
+            info.storage_size
+        } else {
+            info.space.npoints().saturating_mul(dt.size() as u64)
+        };
+        if self.opts.display_data && storage > 0 {
             match dt {
                 Datatype::Integer(_)
                 | Datatype::Float(_)
@@ -1943,6 +1954,110 @@ mod tests {
                 DEFAULT_DTD
             )
         );
+    }
+
+    fn ty(s: &str) -> Datatype {
+        s.parse().expect("datatype text")
+    }
+
+    /// A dataset linked twice, soft links (resolving and dangling) and an external link.
+    fn links_file() -> super::super::memory::MemoryFile {
+        let mut f = super::super::memory::MemoryFile::new();
+        let root = f.root;
+        let mut data = Vec::new();
+        for v in [1i32, 2] {
+            data.extend_from_slice(&v.to_le_bytes());
+        }
+        let d = f.add_dataset(root, "d", ty("H5T_STD_I32LE"), Space::simple(&[2]), data);
+        let g = f.add_group(root, "g");
+        f.link(g, "d2", LinkTarget::Hard(d));
+        f.link(root, "s", LinkTarget::Soft("/d".into()));
+        f.link(root, "dangling", LinkTarget::Soft("nowhere".into()));
+        f.link(
+            root,
+            "e",
+            LinkTarget::External {
+                file: "other.h5".into(),
+                path: "/x".into(),
+            },
+        );
+        f
+    }
+
+    #[test]
+    fn second_links_point_to_the_first_and_dangling_links_get_fake_ids() {
+        let f = links_file();
+        let mut settings = XmlSettings::default();
+        // `-x` sets the line width to 0: one value per line.
+        let opts = Opts {
+            ncols: 0,
+            ..Opts::default()
+        };
+        let out = dump_file(&f, &opts, &mut settings);
+        assert_eq!(out.status, 0, "{}", out.stderr);
+        let text = out.stdout;
+        let d = text
+            .lines()
+            .find(|l| l.contains("Name=\"d\""))
+            .expect("dataset d");
+        let xid = d
+            .split("OBJ-XID=\"")
+            .nth(1)
+            .and_then(|r| r.split('"').next())
+            .expect("its id")
+            .to_string();
+        assert_eq!(
+            d,
+            format!(
+                "   <hdf5:Dataset Name=\"d\" OBJ-XID=\"{xid}\" H5Path= \"/d\" Parents=\"xid_96\" \
+                 H5ParentPaths=\"/\">"
+            )
+        );
+        assert!(text.contains(&format!(
+            "      <hdf5:Dataset Name=\"d2\" OBJ-XID=\"{xid}-1\" H5Path=\"/g/d2\""
+        )));
+        assert!(text.contains(&format!(
+            "         <hdf5:DatasetPtr OBJ-XID=\"{xid}\" H5Path=\"/d\"/>"
+        )));
+        // Fake ids count down from HADDR_MAX in the order the links are printed.
+        assert!(text.contains(
+            "<hdf5:SoftLink LinkName=\"dangling\" OBJ-XID=\"xid_18446744073709551614\" \
+             H5SourcePath=\"/dangling\" TargetPath=\"nowhere\"  Parents=\"xid_96\""
+        ));
+        assert!(text.contains(
+            "<hdf5:ExternalLink LinkName=\"e\" OBJ-XID=\"xid_18446744073709551613\" \
+             H5SourcePath=\"/e\" TargetFilename=\"other.h5\"  TargetPath=\"/x\"  "
+        ));
+        // A soft link that resolves takes its target's id.
+        assert!(text.contains(&format!(
+            "<hdf5:SoftLink LinkName=\"s\" OBJ-XID=\"{xid}\" H5SourcePath=\"/s\" \
+             TargetPath=\"/d\" TargetObj=\"{xid}\" Parents=\"xid_96\" H5ParentPaths=\"/\" />"
+        )));
+        assert!(
+            text.contains("         <hdf5:DataFromFile>\n         1\n         2\n"),
+            "{text}"
+        );
+        assert!(text.ends_with("</hdf5:RootGroup>\n</hdf5:HDF5-File>\n"));
+    }
+
+    #[test]
+    fn a_schema_location_with_a_qualified_namespace_is_refused() {
+        let f = links_file();
+        let mut settings = XmlSettings {
+            dtd_uri: Some("http://somewhere.net".into()),
+            ..XmlSettings::default()
+        };
+        let out = dump_file(&f, &Opts::default(), &mut settings);
+        assert_eq!(out.status, 1);
+        assert!(out.stdout.is_empty());
+        assert!(out
+            .stderr
+            .starts_with("h5dump error: Cannot set Schema URL"));
+        // The default location chosen for one file is kept for the next (as h5dump does).
+        let mut settings = XmlSettings::default();
+        assert_eq!(dump_file(&f, &Opts::default(), &mut settings).status, 0);
+        assert_eq!(settings.dtd_uri.as_deref(), Some(DEFAULT_XSD));
+        assert_eq!(dump_file(&f, &Opts::default(), &mut settings).status, 1);
     }
 
     #[test]
