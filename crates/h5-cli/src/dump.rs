@@ -741,9 +741,10 @@ pub fn run_with(args: &[String], open: &Opener<'_>) -> Outcome {
             }
         };
         if cmd.xml {
-            let x = xml::dump_file(file.as_ref(), &cmd.opts, &mut xml_settings);
+            let mut x = xml::dump_file(file.as_ref(), &cmd.opts, &mut xml_settings);
             outcome.stdout.push_str(&x.stdout);
             outcome.stderr.push_str(&x.stderr);
+            outcome.files.append(&mut x.files);
             if x.status != 0 {
                 outcome.status = x.status;
                 if x.stdout.is_empty() {

@@ -127,6 +127,8 @@ pub struct XmlOutcome {
     pub stderr: String,
     /// Exit status (0 or 1).
     pub status: i32,
+    /// Files written (`-O FILE`): name and contents.
+    pub files: Vec<(String, Vec<u8>)>,
 }
 
 /// Print `file` as an HDF5-File XML document.
@@ -167,6 +169,12 @@ pub fn dump_file(file: &dyn DumpFile, opts: &Opts, settings: &mut XmlSettings) -
     x.dump_group(root, "/");
     x.out.put("\n");
     x.out.put(&format!("</{}HDF5-File>\n", settings.ns));
+    // With the document going nowhere (`-O` without a file), h5dump ends the data on
+    // standard output with a newline.
+    if opts.ddl_dest == super::render::Dest::Null && opts.data_dest == super::render::Dest::Stdout {
+        x.out.text.push('\n');
+    }
+    outcome.files = std::mem::take(&mut x.out.files);
     outcome.stdout = std::mem::take(&mut x.out.text);
     outcome.stderr = std::mem::take(&mut x.err);
     outcome.status = x.status;
@@ -271,7 +279,11 @@ impl<'a> Xml<'a> {
             file,
             opts,
             ns,
-            out: Out::default(),
+            // The document goes where `-O` says; data values go to standard output.
+            out: Out {
+                dest: opts.ddl_dest.clone(),
+                ..Out::default()
+            },
             err: String::new(),
             status: 0,
             dump_indent: 0,
@@ -1835,7 +1847,9 @@ impl<'a> Xml<'a> {
         ctx.size_last_dim = dims.last().copied().unwrap_or(0);
         let n = space.npoints();
         if n > 0 {
+            let saved = std::mem::replace(&mut self.out.dest, self.opts.attr_dest.clone());
             self.simple_data(info, ctx, true, dt, b, n);
+            self.out.dest = saved;
         }
     }
 
@@ -1879,7 +1893,9 @@ impl<'a> Xml<'a> {
             let bytes = self.file.read(id, &offset, &count)?;
             ctx.sm_pos = elmtno;
             let end = elmtno + n >= p_nelmts;
+            let saved = std::mem::replace(&mut self.out.dest, self.opts.data_dest.clone());
             self.simple_data(info, ctx, end, dt, &bytes, n);
+            self.out.dest = saved;
             let mut i = dims.len();
             while i > 0 {
                 offset[i - 1] += count[i - 1];
