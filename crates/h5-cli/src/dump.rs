@@ -10,6 +10,7 @@ pub mod model;
 pub mod reader;
 pub mod render;
 pub mod value;
+pub mod xml;
 
 use std::io::Write;
 
@@ -66,6 +67,8 @@ pub struct Command {
     pub binary: Option<String>,
     /// `-x`/`-u`: XML output.
     pub xml: bool,
+    /// The XML options (`-u`, `-D`, `-X`).
+    pub xml_settings: xml::XmlSettings,
     /// `-n`: list the contents.
     pub contents: Option<u32>,
     /// How files are opened (`--filedriver`, `--vds-view-first-missing`, `--vds-gap-size`).
@@ -451,13 +454,25 @@ pub fn parse(args: &[String]) -> Parsed {
             }
             'v' => cmd.open.vds_first_missing = true,
             'G' => cmd.open.vds_gap = arg.as_deref().map(atoi).unwrap_or(0).max(0) as u64,
-            'D' | 'X' | 'F' => {
-                if opt == 'D' || opt == 'X' {
-                    cmd.opts.ncols = 0;
-                }
+            'D' => {
+                cmd.xml_settings.dtd_uri = arg;
+                cmd.opts.ncols = 0;
             }
+            'X' => {
+                if !cmd.xml_settings.use_schema {
+                    return usage_exit(g.err);
+                }
+                let a = arg.unwrap_or_default();
+                cmd.xml_settings.ns = if a == ":" { String::new() } else { a };
+                cmd.opts.ncols = 0;
+            }
+            'F' => {}
             'x' | 'u' => {
                 cmd.xml = true;
+                cmd.xml_settings.use_schema = opt == 'x';
+                if opt == 'u' {
+                    cmd.xml_settings.ns.clear();
+                }
                 cmd.opts.ncols = 0;
             }
             'm' => {
@@ -805,6 +820,18 @@ pub fn run_with(args: &[String], open: &Opener<'_>) -> Outcome {
         outcome.status = 1;
         return outcome;
     }
+    if cmd.xml {
+        if let Some(why) = xml_conflict(&cmd) {
+            outcome.stderr = format!("h5dump error: option \"{}\" not available for XML\n", why);
+            outcome.status = 1;
+            return outcome;
+        }
+    } else if let Some(uri) = &cmd.xml_settings.dtd_uri {
+        outcome.stderr = format!(
+            "h5dump warning: option \"--xml-dtd\" only applies with XML: {}\n",
+            uri
+        );
+    }
     if cmd.open.onion_revision_count {
         // h5dump asks the driver for the first file's revision count instead of dumping.
         if let Some(fname) = cmd.files.first() {
@@ -822,6 +849,7 @@ pub fn run_with(args: &[String], open: &Opener<'_>) -> Outcome {
         }
         return outcome;
     }
+    let mut xml_settings = cmd.xml_settings.clone();
     for fname in &cmd.files {
         let file = match open(fname) {
             Ok(f) => f,
@@ -834,6 +862,19 @@ pub fn run_with(args: &[String], open: &Opener<'_>) -> Outcome {
                 return outcome;
             }
         };
+        if cmd.xml {
+            let mut x = xml::dump_file(file.as_ref(), &cmd.opts, &mut xml_settings);
+            outcome.stdout.push_str(&x.stdout);
+            outcome.stderr.push_str(&x.stderr);
+            outcome.files.append(&mut x.files);
+            if x.status != 0 {
+                outcome.status = x.status;
+                if x.stdout.is_empty() {
+                    return outcome;
+                }
+            }
+            continue;
+        }
         let mut d = Dumper::new(file.as_ref(), cmd.opts.clone());
         d.ext_open = Some(open);
         d.file_key = ddl::file_key(fname);
@@ -887,6 +928,23 @@ pub fn run_with(args: &[String], open: &Opener<'_>) -> Outcome {
         }
     }
     outcome
+}
+
+/// The first option that XML output refuses, as h5dump names it.
+fn xml_conflict(cmd: &Command) -> Option<&'static str> {
+    if !cmd.handlers.is_empty() {
+        Some("to display selected objects")
+    } else if cmd.opts.display_bb {
+        Some("--boot-block")
+    } else if cmd.opts.display_oid {
+        Some("--object-ids")
+    } else if cmd.opts.display_char {
+        Some("--string")
+    } else if cmd.output.is_some() {
+        Some("--output")
+    } else {
+        None
+    }
 }
 
 fn dump_superblock(d: &mut Dumper<'_>) {

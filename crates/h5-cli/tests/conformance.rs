@@ -1,15 +1,20 @@
 //! h5dump conformance: `run_index.py` over the shared h5dump corpora with `h5 dump` as the
 //! program.
 //!
-//! - `h5dump_corpus_rows_pass`: `corpus/h5dump` (expected outputs of h5dump 1.10.8). Every row
-//!   listed in `conformance_baseline.txt` must pass.
-//! - `h5dump_develop_rows_pass`: `corpus/h5dump-develop` (expected outputs of the HDF5 2.x
-//!   h5dump: complex numbers, half floats, revised references), run as
-//!   `h5 dump --compat=2.0` (`h5dump-develop-wrapper.sh`). Baseline
+//! - `h5dump_corpus_rows_pass`: the DDL rows of `corpus/h5dump` (expected outputs of h5dump
+//!   1.10.8). Every row listed in `conformance_baseline.txt` must pass.
+//! - `h5dump_develop_rows_pass`: the DDL rows of `corpus/h5dump-develop` (expected outputs of
+//!   the HDF5 2.x h5dump: complex numbers, half floats, revised references, the onion driver),
+//!   run as `h5 dump --compat=2.0` (`h5dump-develop-wrapper.sh`). Baseline
 //!   `conformance_develop_baseline.txt`.
+//! - `h5dump_xml_rows_pass` / `h5dump_develop_xml_rows_pass`: the XML rows (expected file
+//!   `*.xml`, `h5dump --xml`) of each corpus. Baselines `conformance_xml_baseline.txt` and
+//!   `conformance_develop_xml_baseline.txt`.
 //!
-//! `H5_BLESS=1` rewrites a baseline with the rows that pass now. Both print their pass counts:
-//! all rows, and the non-XML rows the reference h5dump itself passes (its `VERIFY_*.tsv`).
+//! Each test runs only its own rows: the corpus folder is mirrored (symbolic links) into a
+//! scratch folder with an `INDEX.tsv` holding those rows. `H5_BLESS=1` rewrites a baseline
+//! with the rows that pass now. Each prints its pass counts: all its rows, and the rows the
+//! reference h5dump itself passes (its `VERIFY_*.tsv`).
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -23,17 +28,46 @@ fn shared_dir() -> Option<PathBuf> {
         .find(|p| p.join("corpus/tools/run_index.py").exists())
 }
 
-fn is_xml(args: &str) -> bool {
-    args.split_whitespace().any(|a| {
-        matches!(a, "-x" | "-u" | "--xml" | "--use-dtd")
-            || a.starts_with("--xml")
-            || a.starts_with("--use-dtd")
-    })
+/// A scratch copy of corpus folder `dir` (symbolic links to its files) whose `INDEX.tsv`
+/// keeps only the XML rows (`xml`) or only the others.
+fn select_rows(dir: &Path, tag: &str, xml: bool) -> std::io::Result<PathBuf> {
+    let kind = if xml { "xml" } else { "ddl" };
+    let out = std::env::temp_dir().join(format!(
+        "h5-conformance-{tag}-{kind}-{}",
+        std::process::id()
+    ));
+    if out.exists() {
+        std::fs::remove_dir_all(&out)?;
+    }
+    std::fs::create_dir_all(&out)?;
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let path = entry.path();
+        if !path.is_file() || entry.file_name() == "INDEX.tsv" {
+            continue;
+        }
+        let to = out.join(entry.file_name());
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(&path, &to)?;
+        #[cfg(not(unix))]
+        std::fs::copy(&path, &to).map(|_| ())?;
+    }
+    let index = std::fs::read_to_string(dir.join("INDEX.tsv"))?;
+    let mut kept = String::new();
+    for (i, line) in index.lines().enumerate() {
+        let expected = line.split('\t').next().unwrap_or("");
+        if i == 0 || expected.ends_with(".xml") == xml {
+            kept.push_str(line);
+            kept.push('\n');
+        }
+    }
+    std::fs::write(out.join("INDEX.tsv"), kept)?;
+    Ok(out)
 }
 
-/// Run the corpus `name` with `wrapper` as the h5dump program and check it against
-/// `baseline` (both files in `tests/`).
-fn run_corpus(name: &str, wrapper: &str, baseline: &str) {
+/// Run the DDL rows (or with `xml` the XML rows) of corpus `name` with `wrapper` (a script in
+/// `tests/`) as the h5dump program, and check them against `baseline` (a file in `tests/`).
+fn run_corpus(name: &str, wrapper: &str, baseline: &str, xml: bool) {
     let Some(shared) = shared_dir() else {
         eprintln!("shared corpus not found; skipped");
         return;
@@ -41,12 +75,14 @@ fn run_corpus(name: &str, wrapper: &str, baseline: &str) {
     let dir = shared.join("corpus").join(name);
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     let wrapper = manifest.join("tests").join(wrapper);
+    let rows = select_rows(&dir, name, xml).expect("scratch copy of the corpus");
     let out = Command::new("python3")
         .arg(shared.join("corpus/tools/run_index.py"))
-        .arg(&dir)
+        .arg(&rows)
         .arg(&wrapper)
         .env("H5_BIN", env!("CARGO_BIN_EXE_h5"))
         .output();
+    let _ = std::fs::remove_dir_all(&rows);
     let out = match out {
         Ok(o) => o,
         Err(e) => {
@@ -74,7 +110,7 @@ fn run_corpus(name: &str, wrapper: &str, baseline: &str) {
         .collect();
     let mut passed = BTreeSet::new();
     let (mut counted, mut counted_pass) = (0, 0);
-    let (mut non_xml, mut non_xml_pass) = (0, 0);
+    let (mut selected, mut selected_pass) = (0, 0);
     let mut failures = String::new();
     for l in text.lines() {
         let f: Vec<&str> = l.split('\t').collect();
@@ -86,11 +122,12 @@ fn run_corpus(name: &str, wrapper: &str, baseline: &str) {
         if pass {
             passed.insert(key.clone());
         }
-        if !is_xml(f[1]) {
-            non_xml += 1;
-            non_xml_pass += usize::from(pass);
+        if f[0].ends_with(".xml") == xml {
+            selected += 1;
+            selected_pass += usize::from(pass);
         }
-        if !is_xml(f[1]) && reference.get(&key).map(String::as_str) == Some("PASS") {
+        if f[0].ends_with(".xml") == xml && reference.get(&key).map(String::as_str) == Some("PASS")
+        {
             counted += 1;
             if pass {
                 counted_pass += 1;
@@ -102,10 +139,16 @@ fn run_corpus(name: &str, wrapper: &str, baseline: &str) {
     }
     let report_dir = manifest.join("../../target/h5-cli-reports");
     let _ = std::fs::create_dir_all(&report_dir);
-    let _ = std::fs::write(report_dir.join(format!("{name}-conformance.tsv")), &*text);
+    let kind = if xml { "XML" } else { "non-XML" };
+    let report = if xml {
+        format!("{name}-xml-conformance.tsv")
+    } else {
+        format!("{name}-conformance.tsv")
+    };
+    let _ = std::fs::write(report_dir.join(report), &*text);
     eprintln!(
-        "{name}: {} distinct rows pass ({}); non-XML rows: {non_xml_pass} of {non_xml}; \
-         non-XML rows the reference h5dump 1.10.8 passes: {counted_pass} of {counted}",
+        "{name}: {} distinct rows pass ({}); {kind} rows: {selected_pass} of {selected}; \
+         {kind} rows the reference h5dump 1.10.8 passes: {counted_pass} of {counted}",
         passed.len(),
         String::from_utf8_lossy(&out.stderr).trim()
     );
@@ -132,7 +175,12 @@ fn run_corpus(name: &str, wrapper: &str, baseline: &str) {
 
 #[test]
 fn h5dump_corpus_rows_pass() {
-    run_corpus("h5dump", "h5dump-wrapper.sh", "conformance_baseline.txt");
+    run_corpus(
+        "h5dump",
+        "h5dump-wrapper.sh",
+        "conformance_baseline.txt",
+        false,
+    );
 }
 
 #[test]
@@ -141,5 +189,26 @@ fn h5dump_develop_rows_pass() {
         "h5dump-develop",
         "h5dump-develop-wrapper.sh",
         "conformance_develop_baseline.txt",
+        false,
+    );
+}
+
+#[test]
+fn h5dump_xml_rows_pass() {
+    run_corpus(
+        "h5dump",
+        "h5dump-wrapper.sh",
+        "conformance_xml_baseline.txt",
+        true,
+    );
+}
+
+#[test]
+fn h5dump_develop_xml_rows_pass() {
+    run_corpus(
+        "h5dump-develop",
+        "h5dump-develop-wrapper.sh",
+        "conformance_develop_xml_baseline.txt",
+        true,
     );
 }
