@@ -448,7 +448,7 @@ impl Dataset {
     }
 
     /// The bytes of storage allocated for the raw data (`H5Dget_storage_size`): the compact
-    /// data, the contiguous block when allocated (zero with external storage), the sum of the
+    /// data, the contiguous block when allocated (external storage counts as allocated), the sum of the
     /// stored (filtered) chunk sizes, zero for a virtual dataset.
     pub fn storage_size(&self) -> Result<u64> {
         self.storage_size_impl().map_err(|e| e.at(&self.loc.path))
@@ -458,7 +458,11 @@ impl Dataset {
         let esize = self.element_size() as u64;
         match &self.layout.class {
             LayoutClass::Compact { data, .. } => Ok(data.len() as u64),
-            LayoutClass::Contiguous { address, size, .. } => Ok(if address.is_undef() {
+            // The reference library counts external storage as allocated, whether or not
+            // its files exist (its external-file layout reports space as always allocated).
+            LayoutClass::Contiguous { address, size, .. } => Ok(if self.external.is_some() {
+                size.unwrap_or_else(|| self.space.npoints().saturating_mul(esize))
+            } else if address.is_undef() {
                 0
             } else {
                 size.unwrap_or_else(|| self.space.npoints().saturating_mul(esize))

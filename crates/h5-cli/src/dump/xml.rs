@@ -1470,13 +1470,7 @@ impl<'a> Xml<'a> {
 
         let dt = &info.datatype.datatype;
         let src = Source::Dataset(id);
-        // The library counts external storage as allocated whether or not its files exist
-        // (`H5Dget_storage_size`).
-        let storage = if info.external.is_empty() {
-            info.storage_size
-        } else {
-            info.space.npoints().saturating_mul(dt.size() as u64)
-        };
+        let storage = info.storage_size;
         if self.opts.display_data && storage > 0 {
             match dt {
                 Datatype::Integer(_)
