@@ -380,19 +380,27 @@ impl Dataset {
             .ok_or_else(|| too_large(n as u64, tsize))?;
         check_alloc(total)?;
         let block = (CONVERT_BLOCK_BYTES / esize.max(tsize)).max(1);
-        let mut input = vec![0u8; block.min(n) * esize];
-        let mut opts = ConversionOptions::new();
-        let blocks = (0..n).step_by(block).map(|i| (i, block.min(n - i)));
         if let Some(mut values) = T::zeroed_vec(n) {
             if let Some(bytes) = T::image_bytes_mut(&mut values) {
-                for (i, len) in blocks {
-                    raw.read_into(Addr(a + (i * esize) as u64), &mut input[..len * esize])?;
-                    let out = &mut bytes[i * tsize..(i + len) * tsize];
-                    conv.convert(&input, out, len, &mut opts)?;
-                }
+                // Blocks are independent: each is read and converted straight into its place
+                // in the result, on all cores (the reads are positioned, so they overlap with
+                // the conversions of other blocks).
+                bytes.par_chunks_mut(block * tsize).enumerate().try_for_each_init(
+                    || (Vec::new(), ConversionOptions::new()),
+                    |(input, opts), (k, out)| -> Result<()> {
+                        let len = out.len() / tsize;
+                        input.resize(len * esize, 0);
+                        raw.read_into(Addr(a + (k * block * esize) as u64), input)?;
+                        conv.convert(input, out, len, opts)?;
+                        Ok(())
+                    },
+                )?;
                 return Ok(values);
             }
         }
+        let mut input = vec![0u8; block.min(n) * esize];
+        let mut opts = ConversionOptions::new();
+        let blocks = (0..n).step_by(block).map(|i| (i, block.min(n - i)));
         let mut values = Vec::new();
         values.try_reserve_exact(n).map_err(|_| {
             Error::new(
