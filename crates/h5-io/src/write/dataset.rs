@@ -440,9 +440,6 @@ impl Dataset {
         let node_size = btree::node_size(w.sizes, NodeType::Chunk, rank, CHUNK_K) as u64;
         let levels = btree_levels(chunks.len(), CHUNK_K);
         let total = node_size * levels.iter().sum::<usize>() as u64;
-        if total > block.1 {
-            *block = (w.alloc(total), total);
-        }
         let key = |scaled: &[u64], size: u64, mask: u32| {
             let mut offsets: Vec<u64> =
                 scaled.iter().zip(dims.iter()).map(|(s, d)| s * d).collect();
@@ -465,16 +462,28 @@ impl Dataset {
             None => bail!(Format, "no chunks"),
         };
         let _ = elem;
-        let (r, bytes) = build_btree(
-            w.sizes,
-            block.0,
-            &levels,
-            node_size,
-            CHUNK_K,
-            children,
-            last,
-            Keys::Chunk,
-        );
+        let sizes = w.sizes;
+        let image = |base: u64| {
+            build_btree(
+                sizes,
+                base,
+                &levels,
+                node_size,
+                CHUNK_K,
+                children.clone(),
+                last.clone(),
+                Keys::Chunk,
+            )
+        };
+        // Unchanged where it is: kept. Otherwise new space (the flush retires the old nodes).
+        if total == block.1 && root.is_some() {
+            let (r, bytes) = image(block.0);
+            if Some(r) == *root && w.same_bytes(block.0, &bytes)? {
+                return Ok(());
+            }
+        }
+        *block = (w.alloc(total), total);
+        let (r, bytes) = image(block.0);
         w.put(block.0, &bytes)?;
         *root = Some(r);
         Ok(())
@@ -836,28 +845,54 @@ impl FileWriter {
         } else {
             filter::encode_chunk(&d.filters, 0, data, &ctx)?
         };
-        let Storage::Chunked { chunks, dirty, .. } = &mut d.storage else {
+        let Storage::Chunked {
+            chunks,
+            dirty,
+            index,
+            ..
+        } = &mut d.storage
+        else {
             bail!(Format, "not chunked");
         };
+        let in_place = *index == IndexKind::Implicit;
         let size = bytes.len() as u64;
-        let loc = match chunks.get(coords) {
-            Some(l) if l.cap >= size => ChunkLoc {
+        let loc = self.place_chunk(chunks.get(coords), size, mask, in_place);
+        self.put(loc.addr, &bytes)?;
+        chunks.insert(coords.to_vec(), loc);
+        *dirty = true;
+        Ok(())
+    }
+
+    /// Where a chunk of `size` stored bytes goes: over its old copy when that has room and
+    /// no index on disk references it yet (or always, `in_place`, for the implicit index,
+    /// whose chunks cannot move), otherwise in new space (the old copy is retired, and
+    /// reused once no index on disk references it).
+    fn place_chunk(
+        &mut self,
+        old: Option<&ChunkLoc>,
+        size: u64,
+        mask: u32,
+        in_place: bool,
+    ) -> ChunkLoc {
+        match old {
+            Some(l) if l.cap >= size && (in_place || self.is_fresh(l.addr)) => ChunkLoc {
                 addr: l.addr,
                 size,
                 cap: l.cap,
                 mask,
             },
-            _ => ChunkLoc {
-                addr: self.alloc_raw(size),
-                size,
-                cap: size,
-                mask,
-            },
-        };
-        self.put(loc.addr, &bytes)?;
-        chunks.insert(coords.to_vec(), loc);
-        *dirty = true;
-        Ok(())
+            _ => {
+                if let Some(l) = old {
+                    self.retire(l.addr, l.cap);
+                }
+                ChunkLoc {
+                    addr: self.alloc_written(size),
+                    size,
+                    cap: size,
+                    mask,
+                }
+            }
+        }
     }
 
     /// The unfiltered bytes of a chunk: stored, or filled when absent.
@@ -923,20 +958,15 @@ impl FileWriter {
             bytes.len()
         );
         let size = bytes.len() as u64;
-        let loc = match chunks.get(scaled) {
-            Some(l) if l.cap >= size => ChunkLoc {
-                addr: l.addr,
-                size,
-                cap: l.cap,
-                mask,
-            },
-            _ => ChunkLoc {
-                addr: self.alloc_raw(size),
-                size,
-                cap: size,
-                mask,
-            },
-        };
+        let old = chunks.get(scaled).copied();
+        let in_place = matches!(
+            d.storage,
+            Storage::Chunked {
+                index: IndexKind::Implicit,
+                ..
+            }
+        );
+        let loc = self.place_chunk(old.as_ref(), size, mask, in_place);
         self.put(loc.addr, bytes)?;
         let o = self.object_mut(ds)?;
         if let Body::Dataset(d) = &mut o.body {
@@ -1181,25 +1211,19 @@ impl FileWriter {
                         .map(encode)
                         .collect::<Result<Vec<_>>>()?
                 };
-                let Storage::Chunked { chunks, dirty, .. } = &mut d.storage else {
+                let Storage::Chunked {
+                    chunks,
+                    dirty,
+                    index,
+                    ..
+                } = &mut d.storage
+                else {
                     bail!(Format, "not chunked");
                 };
+                let in_place = *index == IndexKind::Implicit;
                 for (coords, (bytes, mask)) in encoded {
                     let size = bytes.len() as u64;
-                    let loc = match chunks.get(&coords) {
-                        Some(l) if l.cap >= size => ChunkLoc {
-                            addr: l.addr,
-                            size,
-                            cap: l.cap,
-                            mask,
-                        },
-                        _ => ChunkLoc {
-                            addr: self.alloc_raw(size),
-                            size,
-                            cap: size,
-                            mask,
-                        },
-                    };
+                    let loc = self.place_chunk(chunks.get(&coords), size, mask, in_place);
                     self.put(loc.addr, &bytes)?;
                     chunks.insert(coords, loc);
                     *dirty = true;
@@ -1299,7 +1323,9 @@ impl FileWriter {
         if r.is_ok() {
             if let Storage::Chunked { chunks, dirty, .. } = &mut d.storage {
                 for c in &drop {
-                    chunks.remove(c);
+                    if let Some(l) = chunks.remove(c) {
+                        self.retire(l.addr, l.cap);
+                    }
                 }
                 *dirty = true;
             }
@@ -1356,7 +1382,7 @@ fn write_fixed_array(
             coords[k] = 0;
         }
     }
-    let mut h = FixedArrayHeader {
+    let h = FixedArrayHeader {
         client: if filtered {
             ci::CLIENT_FILTERED_CHUNK
         } else {
@@ -1387,19 +1413,27 @@ fn write_fixed_array(
     }
     .encode(&mut probe, &h);
     let total = hsize + probe.len() as u64;
-    if total > block.1 {
-        *block = (w.alloc(total), total);
+    let sizes = w.sizes;
+    let image = |at: u64| {
+        let mut h = h.clone();
+        h.data_block = Addr(at + hsize);
+        let mut out = Writer::new(sizes);
+        h.encode(&mut out);
+        FixedArrayDataBlock {
+            client: h.client,
+            header: Addr(at),
+            elements: block_elements.clone(),
+        }
+        .encode(&mut out, &h);
+        out.into_vec()
+    };
+    // Unchanged where it is: kept. Otherwise new space (the flush retires the old blocks).
+    if total == block.1 && w.same_bytes(block.0, &image(block.0))? {
+        return Ok(block.0);
     }
+    *block = (w.alloc(total), total);
     let at = block.0;
-    h.data_block = Addr(at + hsize);
-    let mut out = Writer::new(w.sizes);
-    h.encode(&mut out);
-    FixedArrayDataBlock {
-        client: h.client,
-        header: Addr(at),
-        elements: block_elements,
-    }
-    .encode(&mut out, &h);
-    w.put(at, out.as_slice())?;
+    let bytes = image(at);
+    w.put(at, &bytes)?;
     Ok(at)
 }

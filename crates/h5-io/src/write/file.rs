@@ -1,9 +1,8 @@
 //! The file writer: the file image, the space allocator, the objects and their headers, the
 //! superblock, flush and close.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs;
-use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use h5_format::message::continuation::Continuation;
@@ -18,6 +17,8 @@ use super::attribute::Attr;
 use super::dataset::Dataset;
 use super::group::Group;
 use super::heap::GlobalHeap;
+use super::io::{FsIo, WriteIo};
+use super::space::Space;
 use super::{bail, ensure, Error, ErrorKind, Result};
 
 /// Which variant of the file format to write.
@@ -98,19 +99,36 @@ pub(crate) struct Object {
 /// (copies keep them), modification times.
 #[derive(Debug)]
 pub struct FileWriter {
-    file: Option<fs::File>,
+    file: Option<Box<dyn WriteIo>>,
     path: PathBuf,
     pub(crate) format: FileFormat,
     pub(crate) sizes: Sizes,
     /// Metadata blocks (superblock, headers, heaps, B-trees, chunk indexes) by address: kept
-    /// in memory and written at each flush.
-    meta: BTreeMap<u64, Vec<u8>>,
+    /// in memory and written at a flush when changed.
+    meta: BTreeMap<u64, Block>,
+    /// Free, fresh and retired space.
+    pub(crate) space: Space,
+    /// The blocks of each object's rebuilt structures (key: object and 0 for what the body
+    /// points to, 1 for dense attribute storage), retired when the structure is rebuilt.
+    owned: HashMap<(usize, u8), Vec<(u64, u64)>>,
+    /// While a structure is being rebuilt: the blocks allocated for it.
+    scope: Option<Vec<(u64, u64)>>,
+    /// Writes of blocks the on-disk state references other than headers and the superblock
+    /// (global heap collections that gained objects), counted for tests.
+    pub(crate) inplace_other: u64,
     /// End of the allocated space. Raw data (contiguous storage, chunks, huge heap objects)
     /// is allocated here too but written to the file at once, not kept in memory.
     eoa: u64,
     pub(crate) objects: Vec<Object>,
     pub(crate) gheap: GlobalHeap,
     superblock_len: u64,
+}
+
+/// A metadata block: its bytes and whether they changed since last written.
+#[derive(Debug)]
+struct Block {
+    bytes: Vec<u8>,
+    dirty: bool,
 }
 
 /// Most attributes kept in a version 2 header (the reference library's default "max
@@ -150,11 +168,21 @@ impl FileWriter {
             FileFormat::Latest => 48,
         };
         let mut w = FileWriter {
-            file: Some(file),
+            file: Some(Box::new(FsIo(file))),
             path,
             format,
             sizes,
-            meta: BTreeMap::from([(0, vec![0; superblock_len])]),
+            meta: BTreeMap::from([(
+                0,
+                Block {
+                    bytes: vec![0; superblock_len],
+                    dirty: true,
+                },
+            )]),
+            space: Space::default(),
+            owned: HashMap::new(),
+            scope: None,
+            inplace_other: 0,
             eoa: superblock_len as u64,
             objects: Vec::new(),
             gheap: GlobalHeap::default(),
@@ -246,12 +274,26 @@ impl FileWriter {
             .ok_or_else(|| Error::new(ErrorKind::NotFound, format!("no object {}", id.0)))
     }
 
-    /// Reserve `size` bytes of metadata at the end of the file (8-byte aligned), zeroed and
-    /// kept in memory until flushed.
+    /// Reserve `size` bytes of metadata (8-byte aligned): space a completed flush freed, or
+    /// at the end of the file; zeroed and kept in memory until flushed.
     pub(crate) fn alloc(&mut self, size: u64) -> u64 {
-        let at = align8(self.eoa);
-        self.meta.insert(at, vec![0; size.max(1) as usize]);
-        self.eoa = at + size.max(1);
+        let size = size.max(1);
+        let at = match self.space.take(size) {
+            Some(at) => at,
+            None => {
+                let at = align8(self.eoa);
+                self.eoa = at + size;
+                at
+            }
+        };
+        self.meta.insert(
+            at,
+            Block {
+                bytes: vec![0; size as usize],
+                dirty: true,
+            },
+        );
+        self.allocated(at, size);
         at
     }
 
@@ -260,13 +302,92 @@ impl FileWriter {
     pub(crate) fn alloc_raw(&mut self, size: u64) -> u64 {
         let at = align8(self.eoa);
         self.eoa = at + size.max(1);
+        self.allocated(at, size.max(1));
         at
     }
 
+    /// Reserve `size` bytes of raw data that the caller writes whole at once (a chunk): space
+    /// a completed flush freed, or at the end of the file.
+    pub(crate) fn alloc_written(&mut self, size: u64) -> u64 {
+        match self.space.take(size) {
+            Some(at) => {
+                self.allocated(at, size.max(1));
+                at
+            }
+            None => self.alloc_raw(size),
+        }
+    }
+
+    fn allocated(&mut self, at: u64, size: u64) {
+        self.space.mark_fresh(at, size);
+        if let Some(s) = &mut self.scope {
+            s.push((at, align8(size)));
+        }
+    }
+
+    /// Whether the block at `addr` was allocated since the on-disk state last changed, so
+    /// that no structure on disk references it and it may be rewritten in place.
+    pub(crate) fn is_fresh(&self, addr: u64) -> bool {
+        self.space.is_fresh(addr)
+    }
+
+    /// The block `addr..addr + len` is no longer part of the state being built: its space is
+    /// reused once no structure on disk can reference it.
+    pub(crate) fn retire(&mut self, addr: u64, len: u64) {
+        if addr == 0 || len == 0 {
+            return;
+        }
+        self.meta.remove(&addr);
+        self.space.retire(addr, len);
+    }
+
+    /// Whether `bytes` are what the image (or the file) holds at `addr`.
+    pub(crate) fn same_bytes(&self, addr: u64, bytes: &[u8]) -> Result<bool> {
+        Ok(addr
+            .checked_add(bytes.len() as u64)
+            .is_some_and(|e| e <= self.eoa)
+            && self.get(addr, bytes.len() as u64)? == bytes)
+    }
+
+    /// Rebuild a structure of an object: `f` allocates the blocks of the new structure (or
+    /// none, when it kept the old one); when it allocated any, the blocks of the previous
+    /// build are retired.
+    fn rebuild<T>(
+        &mut self,
+        key: (usize, u8),
+        f: impl FnOnce(&mut Self) -> Result<T>,
+    ) -> Result<T> {
+        let outer = self.scope.replace(Vec::new());
+        let r = f(self);
+        let got = std::mem::replace(&mut self.scope, outer).unwrap_or_default();
+        if let Some(s) = &mut self.scope {
+            s.extend_from_slice(&got);
+        }
+        if r.is_err() {
+            // The old structure stays; what was built of the new one is dropped.
+            for (a, l) in got {
+                self.retire(a, l);
+            }
+        } else if !got.is_empty() {
+            let old = self.owned.insert(key, got).unwrap_or_default();
+            for (a, l) in old {
+                self.retire(a, l);
+            }
+        }
+        r
+    }
+
+    /// Retire every block of an object's structure (it no longer has one).
+    fn drop_structure(&mut self, key: (usize, u8)) {
+        for (a, l) in self.owned.remove(&key).unwrap_or_default() {
+            self.retire(a, l);
+        }
+    }
+
     /// The metadata block holding `addr..addr + len`, if any: its start and bytes.
-    fn meta_block(&self, addr: u64, len: u64) -> Option<(u64, &Vec<u8>)> {
+    fn meta_block(&self, addr: u64, len: u64) -> Option<(u64, &Block)> {
         let (&start, block) = self.meta.range(..=addr).next_back()?;
-        (addr + len <= start + block.len() as u64).then_some((start, block))
+        (addr + len <= start + block.bytes.len() as u64).then_some((start, block))
     }
 
     /// Write `bytes` at `addr`: into a metadata block, or to the file for raw data.
@@ -281,7 +402,11 @@ impl FileWriter {
         if let Some((start, _)) = self.meta_block(addr, len) {
             if let Some(block) = self.meta.get_mut(&start) {
                 let o = (addr - start) as usize;
-                block[o..o + bytes.len()].copy_from_slice(bytes);
+                let dst = &mut block.bytes[o..o + bytes.len()];
+                if dst != bytes {
+                    dst.copy_from_slice(bytes);
+                    block.dirty = true;
+                }
                 return Ok(());
             }
         }
@@ -289,8 +414,7 @@ impl FileWriter {
             .file
             .as_mut()
             .ok_or_else(|| Error::new(ErrorKind::Closed, "the file was closed"))?;
-        file.seek(SeekFrom::Start(addr))?;
-        file.write_all(bytes)?;
+        file.write_at(addr, bytes)?;
         Ok(())
     }
 
@@ -305,18 +429,17 @@ impl FileWriter {
         );
         if let Some((start, block)) = self.meta_block(addr, len) {
             let o = (addr - start) as usize;
-            return Ok(block[o..o + len as usize].to_vec());
+            return Ok(block.bytes[o..o + len as usize].to_vec());
         }
-        let mut file: &fs::File = self
+        let file = self
             .file
             .as_ref()
             .ok_or_else(|| Error::new(ErrorKind::Closed, "the file was closed"))?;
         let mut out = vec![0u8; len as usize];
-        let size = file.metadata()?.len();
+        let size = file.len()?;
         if addr < size {
             let n = (size - addr).min(len) as usize;
-            file.seek(SeekFrom::Start(addr))?;
-            file.read_exact(&mut out[..n])?;
+            file.read_at(addr, &mut out[..n])?;
         }
         Ok(out)
     }
@@ -483,46 +606,6 @@ impl FileWriter {
         };
         let size = |m: &RawMessage| hl + m.data.len() as u64;
         let total: u64 = msgs.iter().map(size).sum();
-        let mut chunks = Vec::new();
-        let mut new_cont = cont;
-        if total <= body0 {
-            chunks.push(self.fill_chunk(Addr(addr), msgs, body0)?);
-        } else {
-            let cont_msg_len = hl + 2 * self.sizes.offset as u64;
-            let mut used = 0;
-            let mut split = 0;
-            for m in &msgs {
-                if used + size(m) + cont_msg_len > body0 {
-                    break;
-                }
-                used += size(m);
-                split += 1;
-            }
-            let mut first = msgs;
-            let rest = first.split_off(split);
-            let rest_len: u64 = rest.iter().map(size).sum();
-            let cont_extra = if v1 { 0 } else { 8 };
-            let (caddr, ccap) = match cont {
-                Some((a, c)) if c >= rest_len + cont_extra => (a, c),
-                _ => {
-                    let c = align8(rest_len + cont_extra + 128);
-                    (self.alloc(c), c)
-                }
-            };
-            new_cont = Some((caddr, ccap));
-            let cmsg = Message::Continuation(Continuation {
-                offset: Addr(caddr),
-                length: ccap,
-            });
-            first.push(RawMessage::from_message(
-                &cmsg,
-                MessageFlags(0),
-                self.sizes,
-                v1,
-            ));
-            chunks.push(self.fill_chunk(Addr(addr), first, body0)?);
-            chunks.push(self.fill_chunk(Addr(caddr), rest, ccap - cont_extra)?);
-        }
         let prefix = if v1 {
             Prefix::V1 {
                 num_messages: 0,
@@ -541,11 +624,93 @@ impl FileWriter {
                 attr_phase_change: None,
             }
         };
-        let header = ObjectHeader { prefix, chunks };
+        let mut new_cont = None;
+        let header = if total <= body0 {
+            if let Some((a, c)) = cont {
+                self.retire(a, c);
+            }
+            ObjectHeader {
+                prefix,
+                chunks: vec![self.fill_chunk(Addr(addr), msgs, body0)?],
+            }
+        } else {
+            let cont_msg_len = hl + 2 * self.sizes.offset as u64;
+            let mut used = 0;
+            let mut split = 0;
+            for m in &msgs {
+                if used + size(m) + cont_msg_len > body0 {
+                    break;
+                }
+                used += size(m);
+                split += 1;
+            }
+            let mut first = msgs;
+            let rest = first.split_off(split);
+            let rest_len: u64 = rest.iter().map(size).sum();
+            let cont_extra = if v1 { 0 } else { 8 };
+            // The continuation chunk is rewritten where it is only when no structure on disk
+            // references it yet, or when its bytes do not change; otherwise it moves.
+            let mut place = match cont {
+                Some((a, c)) if c >= rest_len + cont_extra => Some((a, c)),
+                _ => None,
+            };
+            loop {
+                let (caddr, ccap) = match place {
+                    Some(p) => p,
+                    None => {
+                        let c = align8(rest_len + cont_extra + 128);
+                        (self.alloc(c), c)
+                    }
+                };
+                let cmsg = Message::Continuation(Continuation {
+                    offset: Addr(caddr),
+                    length: ccap,
+                });
+                let mut head = first.clone();
+                head.push(RawMessage::from_message(
+                    &cmsg,
+                    MessageFlags(0),
+                    self.sizes,
+                    v1,
+                ));
+                let h = ObjectHeader {
+                    prefix: prefix.clone(),
+                    chunks: vec![
+                        self.fill_chunk(Addr(addr), head, body0)?,
+                        self.fill_chunk(Addr(caddr), rest.clone(), ccap - cont_extra)?,
+                    ],
+                };
+                if place.is_some() && !self.is_fresh(caddr) {
+                    let mut w = Writer::new(self.sizes);
+                    h.encode_chunk(1, &mut w)?;
+                    if !self.same_bytes(caddr, w.as_slice())? {
+                        place = None;
+                        continue;
+                    }
+                }
+                if let Some((a, c)) = cont {
+                    if a != caddr {
+                        self.retire(a, c);
+                    }
+                }
+                new_cont = Some((caddr, ccap));
+                break h;
+            }
+        };
         for i in 0..header.chunks.len() {
             let mut w = Writer::new(self.sizes);
             header.encode_chunk(i, &mut w)?;
             let at = header.chunks[i].address.0;
+            if i > 0 && !self.meta.contains_key(&at) {
+                // A continuation chunk of a header read from the file: now in the image.
+                self.meta.insert(
+                    at,
+                    Block {
+                        bytes: w.as_slice().to_vec(),
+                        dirty: false,
+                    },
+                );
+            }
             self.put(at, w.as_slice())?;
         }
         self.object_mut(id)?.cont = new_cont;
@@ -579,14 +744,25 @@ impl FileWriter {
         })
     }
 
-    /// Write everything: groups, chunk indexes, object headers, the superblock, then the
-    /// image to disk. Afterwards the file on disk is complete.
+    /// Write everything that changed: groups, chunk indexes, object headers, the superblock.
+    /// Afterwards the file on disk is complete.
+    ///
+    /// The writes are ordered so that every prefix of them leaves a file the reference
+    /// library reads, each object in its state of the previous flush or of this one: no
+    /// block the file on disk references is overwritten (changed heaps, B-trees, symbol
+    /// table nodes, chunk indexes and continuation chunks go to new space); first every new
+    /// block is written (the file extended to the new end), then the superblock with the new
+    /// end of file, then the object headers rewritten in place, each in one write. Space the
+    /// new state no longer references is reused by later flushes once this one completed.
+    /// (The order holds against write errors; against power loss it would also need the
+    /// operating system to keep it, which this does not force with `fsync`.)
     pub fn flush(&mut self) -> Result<()> {
         ensure!(self.file.is_some(), Closed, "the file was closed");
-        for i in 0..self.objects.len() {
+        // Children before parents: a symbol table caches its child groups' addresses.
+        for i in (0..self.objects.len()).rev() {
             let id = ObjId(i);
             let r = self
-                .prepare_object(id)
+                .rebuild((i, 0), |w| w.prepare_object(id))
                 .and_then(|()| self.prepare_attributes(id));
             let path = self.objects[i].path.clone();
             r.map_err(|e| e.at_path(&path))?;
@@ -596,16 +772,63 @@ impl FileWriter {
             self.write_header(ObjId(i)).map_err(|e| e.at_path(&path))?;
         }
         self.write_superblock()?;
+        self.write_out()
+    }
+
+    /// Write the changed blocks of the image in the crash-safe order (see
+    /// [`FileWriter::flush`]).
+    fn write_out(&mut self) -> Result<()> {
+        let headers: std::collections::HashSet<u64> = self.objects.iter().map(|o| o.addr).collect();
+        let mut new_blocks = Vec::new();
+        let mut appended = Vec::new();
+        let mut in_place = Vec::new();
+        for (&at, b) in &self.meta {
+            if !b.dirty || at == 0 {
+                continue;
+            }
+            if self.space.is_fresh(at) {
+                new_blocks.push(at);
+            } else if headers.contains(&at) {
+                in_place.push(at);
+            } else {
+                // Global heap collections that gained objects: what the file references
+                // of them does not change.
+                appended.push(at);
+            }
+        }
+        self.inplace_other += appended.len() as u64;
+        let end = align8(self.eoa);
         let file = self
             .file
             .as_mut()
             .ok_or_else(|| Error::new(ErrorKind::Closed, "the file was closed"))?;
-        for (&at, block) in &self.meta {
-            file.seek(SeekFrom::Start(at))?;
-            file.write_all(block)?;
+        // (1) New blocks, in space no structure on disk references.
+        if file.len()? < end {
+            file.set_len(end)?;
         }
-        file.set_len(align8(self.eoa))?;
+        for at in new_blocks.into_iter().chain(appended) {
+            if let Some(b) = self.meta.get_mut(&at) {
+                file.write_at(at, &b.bytes)?;
+                b.dirty = false;
+            }
+        }
+        // (2) The superblock: the new end of file (and root group).
+        self.space.commit();
+        if let Some(b) = self.meta.get_mut(&0) {
+            if b.dirty {
+                file.write_at(0, &b.bytes)?;
+                b.dirty = false;
+            }
+        }
+        // (3) Headers rewritten in place, one write each.
+        for at in in_place {
+            if let Some(b) = self.meta.get_mut(&at) {
+                file.write_at(at, &b.bytes)?;
+                b.dirty = false;
+            }
+        }
         file.flush()?;
+        self.space.complete();
         Ok(())
     }
 
@@ -646,7 +869,9 @@ impl FileWriter {
             }
         }
         if self.v1() || (o.attrs.len() <= MAX_COMPACT_ATTRS && !big) {
-            self.object_mut(id)?.dense_attrs = None;
+            if self.object_mut(id)?.dense_attrs.take().is_some() {
+                self.drop_structure((id.0, 1));
+            }
             return Ok(());
         }
         if o.dense_attrs.is_some() && !o.attrs_dirty {
@@ -658,7 +883,22 @@ impl FileWriter {
             objects.push(Message::Attribute(a.message(self)?).to_bytes(self.sizes));
             names.push(a.name.clone());
         }
-        let (heap, ids) = self.write_fractal_heap(&objects, 8)?;
+        let (heap, btree) =
+            self.rebuild((id.0, 1), |w| w.write_dense_attributes(&objects, &names))?;
+        let o = self.object_mut(id)?;
+        o.dense_attrs = Some((heap, btree));
+        o.attrs_dirty = false;
+        Ok(())
+    }
+
+    /// Dense attribute storage of these encoded attribute messages: a fractal heap and a
+    /// version 2 B-tree of name hashes; their addresses.
+    fn write_dense_attributes(
+        &mut self,
+        objects: &[Vec<u8>],
+        names: &[String],
+    ) -> Result<(u64, u64)> {
+        let (heap, ids) = self.write_fractal_heap(objects, 8)?;
         let mut records = Vec::with_capacity(ids.len());
         for (i, (name, id)) in names.iter().zip(&ids).enumerate() {
             let hash = h5_format::checksum::lookup3(name.as_bytes(), 0);
@@ -687,10 +927,7 @@ impl FileWriter {
             },
             &recs,
         )?;
-        let o = self.object_mut(id)?;
-        o.dense_attrs = Some((heap, btree));
-        o.attrs_dirty = false;
-        Ok(())
+        Ok((heap, btree))
     }
 
     fn write_superblock(&mut self) -> Result<()> {
@@ -762,6 +999,19 @@ impl FileWriter {
         let r = self.flush();
         self.file = None;
         r
+    }
+
+    /// From now on, fail the `fail_at`-th write or length change (counted from 1) and every
+    /// later one, as a full disk would.
+    #[cfg(test)]
+    pub(crate) fn inject_fault(&mut self, fail_at: u64) {
+        if let Some(inner) = self.file.take() {
+            self.file = Some(Box::new(super::io::FaultyIo {
+                inner,
+                fail_at,
+                done: 0,
+            }));
+        }
     }
 
     /// Whether the file is still open.
