@@ -21,10 +21,10 @@
 //! extensible array and version 2 B-tree chunk indexes chosen as the reference library
 //! chooses them; readable by 1.10 and later).
 //!
-//! Existing files: [`copy_file`] copies everything the reader opened into a writer (what
-//! `h5 repack` does), and [`FileWriter::open_rw`] opens a file for writing by loading it
-//! whole into a new writer of the file's format this way and replacing the file with the
-//! result (objects move; see its documentation for what is refused).
+//! Existing files: [`FileWriter::open_rw`] modifies a file where it is (objects keep their
+//! addresses; only what changes is written; see its documentation for what is refused and
+//! when the file is rewritten whole instead), and [`copy_file`] copies everything the
+//! reader opened into a writer (what `h5 repack` and [`FileWriter::open_rewritten`] do).
 //!
 //! The API works with object ids ([`ObjId`]); the `h5` crate wraps them in handles.
 
@@ -36,6 +36,7 @@ mod dataset;
 mod file;
 mod group;
 mod heap;
+mod inplace;
 mod io;
 mod reference;
 mod space;

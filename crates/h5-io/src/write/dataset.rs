@@ -1437,3 +1437,133 @@ fn write_fixed_array(
     w.put(at, &bytes)?;
     Ok(at)
 }
+
+impl Dataset {
+    /// The model of a dataset read from a file, to modify it where it is: its file datatype,
+    /// extent, storage, filters and fill value. Chunks are added with
+    /// [`Dataset::set_loaded_chunk`]. Virtual datasets, external storage and chunks that skip
+    /// filters on partial edge chunks are refused (the model has none of them).
+    pub(crate) fn loaded(src: &crate::dataset::Dataset) -> Result<Dataset> {
+        ensure!(
+            src.external_files().is_none(),
+            Unsupported,
+            "raw data in external files cannot be modified in place"
+        );
+        let rank = src.dataspace().rank();
+        let storage = match &src.layout().class {
+            LayoutClass::Compact { data, .. } => Storage::Compact(data.clone()),
+            LayoutClass::Contiguous { address, .. } => Storage::Contiguous(address.get()),
+            LayoutClass::Chunked {
+                flags,
+                dims,
+                index,
+                address,
+                ..
+            } => {
+                ensure!(
+                    flags & h5_format::message::layout::CHUNK_DONT_FILTER_PARTIAL_BOUND_CHUNKS == 0,
+                    Unsupported,
+                    "chunks that leave partial edge chunks unfiltered cannot be modified in place"
+                );
+                ensure!(
+                    dims.len() >= rank && rank > 0,
+                    Format,
+                    "chunk dimensions of rank {} for a dataset of rank {rank}",
+                    dims.len()
+                );
+                let kind = match index {
+                    None => IndexKind::BTreeV1,
+                    Some(ChunkIndex::SingleChunk { .. }) => IndexKind::Single,
+                    Some(ChunkIndex::Implicit) => IndexKind::Implicit,
+                    Some(ChunkIndex::FixedArray { .. }) => IndexKind::FixedArray,
+                    Some(ChunkIndex::ExtensibleArray { .. }) => {
+                        let k = src
+                            .dataspace()
+                            .maxdims()
+                            .iter()
+                            .position(|&m| m == UNLIMITED)
+                            .unwrap_or(0);
+                        IndexKind::ExtArray(k)
+                    }
+                    Some(ChunkIndex::BTreeV2 { .. }) => IndexKind::BTreeV2,
+                };
+                Storage::Chunked {
+                    index: kind,
+                    dims: dims[..rank].to_vec(),
+                    chunks: BTreeMap::new(),
+                    root: address.get(),
+                    block: (0, 0),
+                    dirty: false,
+                }
+            }
+            LayoutClass::Virtual { .. } => {
+                bail!(Unsupported, "a virtual dataset cannot be modified in place")
+            }
+        };
+        let fill = src.fill_value();
+        Ok(Dataset {
+            datatype: src.datatype().clone(),
+            committed: None,
+            space: src.dataspace().clone(),
+            storage,
+            filters: src.filters().to_vec(),
+            fill: fill.value.clone(),
+            fill_defined: fill.defined,
+            alloc_time: match fill.alloc_time {
+                crate::dataset::AllocTime::Early => ALLOC_EARLY,
+                crate::dataset::AllocTime::Late => ALLOC_LATE,
+                crate::dataset::AllocTime::Incremental => ALLOC_INCR,
+                crate::dataset::AllocTime::Default => match &src.layout().class {
+                    LayoutClass::Compact { .. } => ALLOC_EARLY,
+                    LayoutClass::Contiguous { .. } => ALLOC_LATE,
+                    _ => ALLOC_INCR,
+                },
+            },
+            fill_time: match fill.fill_time {
+                crate::dataset::FillTime::OnAlloc => FillTime::Alloc,
+                crate::dataset::FillTime::Never => FillTime::Never,
+                crate::dataset::FillTime::IfSet => FillTime::IfSet,
+            },
+        })
+    }
+
+    /// A model of a dataset the writer cannot modify (kept as it is in the file): its type
+    /// and extent only.
+    pub(crate) fn stand_in(datatype: Datatype, space: Dataspace) -> Dataset {
+        Dataset {
+            datatype,
+            committed: None,
+            space,
+            storage: Storage::Contiguous(None),
+            filters: Vec::new(),
+            fill: None,
+            fill_defined: true,
+            alloc_time: ALLOC_LATE,
+            fill_time: FillTime::IfSet,
+        }
+    }
+
+    /// The chunked storage's chunk dimensions, index address and whether it has filters,
+    /// to find the chunks of a dataset read from a file.
+    pub(crate) fn chunk_grid(&self) -> Option<(&[u64], Option<u64>)> {
+        match &self.storage {
+            Storage::Chunked { dims, root, .. } => Some((dims, *root)),
+            _ => None,
+        }
+    }
+
+    /// Record a stored chunk of a dataset read from a file.
+    pub(crate) fn set_loaded_chunk(&mut self, scaled: Vec<u64>, addr: u64, size: u64, mask: u32) {
+        if let Storage::Chunked { chunks, .. } = &mut self.storage {
+            chunks.insert(
+                scaled,
+                ChunkLoc {
+                    addr,
+                    size,
+                    cap: size,
+                    mask,
+                },
+            );
+        }
+    }
+}

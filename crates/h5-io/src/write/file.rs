@@ -122,6 +122,8 @@ pub struct FileWriter {
     pub(crate) objects: Vec<Object>,
     pub(crate) gheap: GlobalHeap,
     superblock_len: u64,
+    /// A file modified in place: what was read of it.
+    pub(crate) inplace: Option<Box<super::inplace::InPlace>>,
 }
 
 /// A metadata block: its bytes and whether they changed since last written.
@@ -187,11 +189,53 @@ impl FileWriter {
             objects: Vec::new(),
             gheap: GlobalHeap::default(),
             superblock_len: superblock_len as u64,
+            inplace: None,
         };
         let group = Group::new(&mut w);
         w.new_object("/".to_owned(), Body::Group(group))?;
         w.flush()?;
         Ok(w)
+    }
+
+    /// A writer over an existing file of `eoa` bytes (relative to its superblock) whose
+    /// superblock takes `superblock_len` bytes at address 0 (kept in the image as read).
+    pub(crate) fn from_existing(
+        file: Box<dyn WriteIo>,
+        path: PathBuf,
+        format: FileFormat,
+        sizes: Sizes,
+        superblock_len: u64,
+        eoa: u64,
+    ) -> Result<FileWriter> {
+        let mut bytes = vec![0; superblock_len as usize];
+        file.read_at(0, &mut bytes)?;
+        Ok(FileWriter {
+            file: Some(file),
+            path,
+            format,
+            sizes,
+            meta: BTreeMap::from([(
+                0,
+                Block {
+                    bytes,
+                    dirty: false,
+                },
+            )]),
+            space: Space::default(),
+            owned: HashMap::new(),
+            scope: None,
+            inplace_other: 0,
+            eoa,
+            objects: Vec::new(),
+            gheap: GlobalHeap::default(),
+            superblock_len,
+            inplace: None,
+        })
+    }
+
+    /// The end of the allocated space.
+    pub(crate) fn eoa_now(&self) -> u64 {
+        self.eoa
     }
 
     /// The path the file was created at.
@@ -268,7 +312,12 @@ impl FileWriter {
             .ok_or_else(|| Error::new(ErrorKind::NotFound, format!("no object {}", id.0)))
     }
 
+    /// The object, to change it: an object of a file modified in place is adopted first
+    /// (its header is written from then on).
     pub(crate) fn object_mut(&mut self, id: ObjId) -> Result<&mut Object> {
+        if self.is_pristine(id) {
+            self.adopt(id)?;
+        }
         self.objects
             .get_mut(id.0)
             .ok_or_else(|| Error::new(ErrorKind::NotFound, format!("no object {}", id.0)))
@@ -509,7 +558,7 @@ impl FileWriter {
     /// The object's header messages, encoded.
     fn header_messages(&self, id: ObjId) -> Result<Vec<RawMessage>> {
         let o = self.object(id)?;
-        let v1 = self.v1();
+        let v1 = self.header_is_v1(id);
         let mut msgs: Vec<(Message, u8)> = match &o.body {
             Body::Group(g) => g.messages(self, id)?,
             Body::Dataset(d) => d.messages(self)?,
@@ -580,50 +629,76 @@ impl FileWriter {
             }
             out.push(raw);
         }
-        Ok(out)
+        Ok(self.merge_loaded(id, out))
     }
 
     /// Encode the object's header into the image, moving the tail to a continuation chunk
     /// when chunk 0 is full.
     fn write_header(&mut self, id: ObjId) -> Result<()> {
         let msgs = self.header_messages(id)?;
-        let hl = self.msg_header_len();
-        let v1 = self.v1();
         let refcount = self.refcount(id)?;
-        let (addr, cap0, cont) = {
+        let (addr, cap0, mut cont) = {
             let o = self.object(id)?;
             (o.addr, o.cap0, o.cont)
         };
-        // Body capacity of chunk 0: what the reservation leaves after the prefix.
-        let body0 = if v1 {
-            cap0 - 16
-        } else {
-            let mut b = cap0 - 11;
-            while self.prefix_len(b) + b > cap0 {
-                b -= 1;
+        let (v1, prefix, body0, hl) = match self.loaded_shape(id, refcount) {
+            Some(shape) => {
+                // A header read from the file: chunk 0 enters the image as it is on disk
+                // (so that only a change rewrites it), and the continuation chunks it had
+                // are replaced by this writer's.
+                if !self.meta.contains_key(&addr) {
+                    let bytes = self.get(addr, cap0)?;
+                    self.meta.insert(
+                        addr,
+                        Block {
+                            bytes,
+                            dirty: false,
+                        },
+                    );
+                }
+                for (a, l) in self.take_original_conts(id) {
+                    self.space.retire(a, l);
+                }
+                shape
             }
-            b
+            None => {
+                let v1 = self.v1();
+                // Body capacity of chunk 0: what the reservation leaves after the prefix.
+                let body0 = if v1 {
+                    cap0 - 16
+                } else {
+                    let mut b = cap0 - 11;
+                    while self.prefix_len(b) + b > cap0 {
+                        b -= 1;
+                    }
+                    b
+                };
+                let prefix = if v1 {
+                    Prefix::V1 {
+                        num_messages: 0,
+                        refcount,
+                    }
+                } else {
+                    // Bits 0-1: the width of "Size of Chunk #0", fixed by the reservation.
+                    let code = match body0 {
+                        0..=0xff => 0,
+                        0x100..=0xffff => 1,
+                        _ => 2,
+                    };
+                    Prefix::V2 {
+                        flags: code,
+                        times: None,
+                        attr_phase_change: None,
+                    }
+                };
+                (v1, prefix, body0, self.msg_header_len())
+            }
         };
+        if cont.is_some_and(|(a, _)| a == 0) {
+            cont = None;
+        }
         let size = |m: &RawMessage| hl + m.data.len() as u64;
         let total: u64 = msgs.iter().map(size).sum();
-        let prefix = if v1 {
-            Prefix::V1 {
-                num_messages: 0,
-                refcount,
-            }
-        } else {
-            // Bits 0-1: the width of "Size of Chunk #0", fixed by the reservation.
-            let code = match body0 {
-                0..=0xff => 0,
-                0x100..=0xffff => 1,
-                _ => 2,
-            };
-            Prefix::V2 {
-                flags: code,
-                times: None,
-                attr_phase_change: None,
-            }
-        };
         let mut new_cont = None;
         let header = if total <= body0 {
             if let Some((a, c)) = cont {
@@ -631,7 +706,7 @@ impl FileWriter {
             }
             ObjectHeader {
                 prefix,
-                chunks: vec![self.fill_chunk(Addr(addr), msgs, body0)?],
+                chunks: vec![self.fill_chunk(Addr(addr), msgs, body0, hl)?],
             }
         } else {
             let cont_msg_len = hl + 2 * self.sizes.offset as u64;
@@ -676,8 +751,8 @@ impl FileWriter {
                 let h = ObjectHeader {
                     prefix: prefix.clone(),
                     chunks: vec![
-                        self.fill_chunk(Addr(addr), head, body0)?,
-                        self.fill_chunk(Addr(caddr), rest.clone(), ccap - cont_extra)?,
+                        self.fill_chunk(Addr(addr), head, body0, hl)?,
+                        self.fill_chunk(Addr(caddr), rest.clone(), ccap - cont_extra, hl)?,
                     ],
                 };
                 if place.is_some() && !self.is_fresh(caddr) {
@@ -718,8 +793,13 @@ impl FileWriter {
     }
 
     /// A chunk of exactly `body` bytes of messages: `msgs`, then NIL messages or a gap.
-    fn fill_chunk(&self, address: Addr, mut msgs: Vec<RawMessage>, body: u64) -> Result<Chunk> {
-        let hl = self.msg_header_len();
+    fn fill_chunk(
+        &self,
+        address: Addr,
+        mut msgs: Vec<RawMessage>,
+        body: u64,
+        hl: u64,
+    ) -> Result<Chunk> {
         let used: u64 = msgs.iter().map(|m| hl + m.data.len() as u64).sum();
         ensure!(
             used <= body,
@@ -758,9 +838,13 @@ impl FileWriter {
     /// operating system to keep it, which this does not force with `fsync`.)
     pub fn flush(&mut self) -> Result<()> {
         ensure!(self.file.is_some(), Closed, "the file was closed");
+        self.adopt_shared_types()?;
         // Children before parents: a symbol table caches its child groups' addresses.
         for i in (0..self.objects.len()).rev() {
             let id = ObjId(i);
+            if self.is_pristine(id) {
+                continue;
+            }
             let r = self
                 .rebuild((i, 0), |w| w.prepare_object(id))
                 .and_then(|()| self.prepare_attributes(id));
@@ -768,6 +852,9 @@ impl FileWriter {
             r.map_err(|e| e.at_path(&path))?;
         }
         for i in 0..self.objects.len() {
+            if self.is_pristine(ObjId(i)) {
+                continue;
+            }
             let path = self.objects[i].path.clone();
             self.write_header(ObjId(i)).map_err(|e| e.at_path(&path))?;
         }
@@ -797,7 +884,7 @@ impl FileWriter {
             }
         }
         self.inplace_other += appended.len() as u64;
-        let end = align8(self.eoa);
+        let end = self.eoa;
         let file = self
             .file
             .as_mut()
@@ -931,6 +1018,18 @@ impl FileWriter {
     }
 
     fn write_superblock(&mut self) -> Result<()> {
+        if let Some(sb) = self.inplace_superblock() {
+            let mut w = Writer::new(self.sizes);
+            sb.encode(&mut w);
+            ensure!(
+                w.len() as u64 == self.superblock_len,
+                Format,
+                "superblock of {} bytes where {} were",
+                w.len(),
+                self.superblock_len
+            );
+            return self.put(0, w.as_slice());
+        }
         let root = &self.objects[0];
         let eof = Addr(align8(self.eoa));
         let root_addr = Addr(root.addr);
@@ -1021,7 +1120,7 @@ impl FileWriter {
 
     /// The object's reference count: its hard links, plus for a committed datatype every
     /// dataset and attribute that shares it (as the reference library counts them).
-    fn refcount(&self, id: ObjId) -> Result<u32> {
+    pub(crate) fn refcount(&self, id: ObjId) -> Result<u32> {
         let o = self.object(id)?;
         let mut n = o.refcount;
         if let Body::Datatype(_) = o.body {

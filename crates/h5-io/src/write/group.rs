@@ -84,6 +84,13 @@ impl Group {
         }
     }
 
+    /// A group read from a file keeps its symbol table where it is (B-tree root and local
+    /// heap) until its links change; then it is rebuilt in new space.
+    pub(crate) fn set_symbol_table(&mut self, btree: u64, heap: u64) {
+        self.btree_addr = btree;
+        self.heap_addr = heap;
+    }
+
     /// Whether the links are kept as a symbol table (compatible format, and no link type a
     /// symbol table cannot hold).
     fn is_symbol_table(&self) -> bool {
@@ -559,6 +566,7 @@ impl FileWriter {
     }
 
     fn insert_link(&mut self, group: ObjId, name: &str, link: LinkSpec) -> Result<()> {
+        self.check_links_writable(group)?;
         let g = self.group_mut(group)?;
         ensure!(
             !g.links.contains_key(name),

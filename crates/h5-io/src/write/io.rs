@@ -50,6 +50,36 @@ impl WriteIo for FsIo {
     }
 }
 
+/// A file whose HDF5 data starts `base` bytes in (after a user block): every offset is
+/// relative to `base`.
+#[derive(Debug)]
+pub(crate) struct OffsetIo {
+    pub(crate) inner: FsIo,
+    pub(crate) base: u64,
+}
+
+impl WriteIo for OffsetIo {
+    fn write_at(&mut self, offset: u64, bytes: &[u8]) -> io::Result<()> {
+        self.inner.write_at(self.base + offset, bytes)
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<()> {
+        self.inner.read_at(self.base + offset, buf)
+    }
+
+    fn len(&self) -> io::Result<u64> {
+        Ok(self.inner.len()?.saturating_sub(self.base))
+    }
+
+    fn set_len(&mut self, len: u64) -> io::Result<()> {
+        self.inner.set_len(self.base + len)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
 /// Fails the `fail_at`-th modifying call (writes and length changes, counted from 1) and
 /// every later one, without performing it: what is on disk afterwards is exactly the
 /// prefix of writes that succeeded.
