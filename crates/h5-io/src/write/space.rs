@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 
 use super::file::align8;
 
-/// The free list and the allocation state of file space (addresses and lengths are
-/// multiples of 8).
+/// The free list and the allocation state of file space (this writer allocates at
+/// multiples of 8; blocks of a file another writer wrote keep their exact extent).
 #[derive(Debug, Default)]
 pub(crate) struct Space {
     /// Free ranges available now: start -> length.
@@ -41,7 +41,7 @@ impl Space {
 
     /// Return a range to the free list, merging it with its neighbours.
     fn give(&mut self, at: u64, len: u64) {
-        let (mut at, mut len) = (at, align8(len.max(1)));
+        let (mut at, mut len) = (at, len);
         if let Some((&p, &pl)) = self.free.range(..at).next_back() {
             if p + pl == at {
                 self.free.remove(&p);
@@ -75,7 +75,8 @@ impl Space {
         if at == 0 || len == 0 {
             return;
         }
-        let len = align8(len);
+        // Exactly the block: structures of files other writers wrote need not be aligned,
+        // and the byte after one may start the next.
         if let Some(&l) = self.fresh.get(&at) {
             self.fresh.remove(&at);
             self.give(at, l.max(len));
