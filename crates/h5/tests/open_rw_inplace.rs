@@ -324,3 +324,65 @@ fn user_block_is_kept() {
     check("earliest", 512);
     check("latest", 1024);
 }
+
+#[test]
+fn files_in_place_cannot_extend_are_rewritten_whole() {
+    // 4-byte offsets and lengths: this writer writes 8-byte ones, so the file is rewritten
+    // (objects move; the values stay).
+    let p = tmp("sizes4.h5");
+    let script = r#"
+import sys, h5py, numpy as np
+fcpl = h5py.h5p.create(h5py.h5p.FILE_CREATE)
+fcpl.set_sizes(4, 4)
+f = h5py.File(h5py.h5f.create(sys.argv[1].encode(), fcpl=fcpl))
+f['x'] = np.arange(3, dtype='<i4')
+f.close()
+"#;
+    if python(script, &[p.to_str().unwrap()]).is_none() {
+        return;
+    }
+    assert_eq!(RawFile::open(&p).unwrap().sizes().offset, 4);
+    let f = h5::File::open_rw(&p).unwrap();
+    f.new_dataset::<i32>()
+        .shape(&[1])
+        .create("y")
+        .unwrap()
+        .write(&[9])
+        .unwrap();
+    f.close().unwrap();
+    assert_eq!(RawFile::open(&p).unwrap().sizes().offset, 8);
+    let out = python(
+        "import sys,h5py\nf=h5py.File(sys.argv[1])\nprint(f['x'][:].tolist(), f['y'][:].tolist())",
+        &[p.to_str().unwrap()],
+    )
+    .unwrap();
+    assert_eq!(out.trim(), "[0, 1, 2] [9]");
+    h5dump_ok(&p);
+}
+
+#[test]
+fn shrinking_a_dataset_read_from_the_file_drops_its_data() {
+    for libver in ["earliest", "latest"] {
+        let p = tmp(&format!("shrink-{libver}.h5"));
+        let script = "import sys, h5py, numpy as np\nf = h5py.File(sys.argv[1], 'w', libver=sys.argv[2])\nf.create_dataset('d', data=np.arange(1, 13, dtype='<i4'), maxshape=(None,), chunks=(4,), fillvalue=-1)\nf.close()\n";
+        if python(script, &[p.to_str().unwrap(), libver]).is_none() {
+            return;
+        }
+        let f = h5::File::open_rw(&p).unwrap();
+        let d = f.dataset("d").unwrap();
+        d.resize(&[6]).unwrap();
+        d.resize(&[12]).unwrap();
+        f.close().unwrap();
+        let out = python(
+            "import sys,h5py\nprint(h5py.File(sys.argv[1])['d'][:].tolist())",
+            &[p.to_str().unwrap()],
+        )
+        .unwrap();
+        assert_eq!(
+            out.trim(),
+            "[1, 2, 3, 4, 5, 6, -1, -1, -1, -1, -1, -1]",
+            "{libver}"
+        );
+        h5dump_ok(&p);
+    }
+}

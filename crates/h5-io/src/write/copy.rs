@@ -674,8 +674,8 @@ impl FileWriter {
     ///
     /// Space of the file's original structures that a change replaces is not reused
     /// (continuation chunks of rewritten headers excepted); space this writer's own
-    /// structures leave is. A committed datatype shared by a rewritten attribute becomes an
-    /// inline copy in that attribute.
+    /// structures leave is. Opening reads every object's header and attributes (not the
+    /// raw data), so it costs time and memory in proportion to the file's metadata.
     ///
     /// Files whose layout this writer cannot extend in place (sizes of offsets or lengths
     /// other than 8, group or chunk B-tree K values other than the defaults) are rewritten

@@ -1001,6 +1001,9 @@ impl FileWriter {
         heap: &VarLenHeap,
     ) -> Result<()> {
         let path = self.object(ds)?.path.clone();
+        // A dataset of a file modified in place enters the model whole first (its chunks
+        // are read from and written to).
+        self.object_mut(ds)?;
         self.write_dataset_inner(ds, selection, mem, image, heap)
             .map_err(|e| e.at_path(&path))
     }
@@ -1238,6 +1241,7 @@ impl FileWriter {
     /// outside it are reset to the fill value (so growing again shows fill values).
     pub fn resize(&mut self, ds: ObjId, new_dims: &[u64]) -> Result<()> {
         let path = self.object(ds)?.path.clone();
+        self.object_mut(ds).map_err(|e| e.at_path(&path))?;
         let d = self.dataset(ds)?;
         let Dataspace::Simple { dims, maxdims } = &d.space else {
             bail!(
