@@ -834,6 +834,8 @@ impl FileWriter {
     /// block is written (the file extended to the new end), then the superblock with the new
     /// end of file, then the object headers rewritten in place, each in one write. Space the
     /// new state no longer references is reused by later flushes once this one completed.
+    /// (A global heap collection that gained objects is rewritten in place with the new
+    /// blocks, in one write: the objects the file on disk references in it do not change.)
     /// (The order holds against write errors; against power loss it would also need the
     /// operating system to keep it, which this does not force with `fsync`.)
     pub fn flush(&mut self) -> Result<()> {
