@@ -5,11 +5,13 @@
 //! references can be taken at once). Metadata (the superblock, headers, heaps, B-trees, chunk
 //! indexes) lives in memory as blocks and is written at each [`FileWriter::flush`]; raw data
 //! (contiguous storage, chunks) goes to the file as it is written and is not kept in memory.
-//! Heaps, B-trees and symbol table nodes are rebuilt at a flush when they changed, reusing
-//! their space when they fit and otherwise placed at the end of the file. Nothing is freed:
-//! space of structures that moved stays unused (no free-space manager). After every flush the
-//! file on disk is complete and consistent; between flushes its metadata is the previous
-//! flush's.
+//! Heaps, B-trees, symbol table nodes, chunk indexes and chunks are rebuilt at a flush when
+//! they changed, copy-on-write: never over a block the file on disk references, always in new
+//! space (from an in-memory free list of space earlier flushes freed, or at the end of the
+//! file). A flush writes the new blocks first, then the superblock, then the headers that
+//! changed in place, one write each, so that a write error at any point leaves a file the
+//! reference library reads, each object as the previous flush or this one left it (see
+//! [`FileWriter::flush`]). Between flushes the file's metadata is the previous flush's.
 //!
 //! Two formats: [`FileFormat::Compatible`] (superblock version 0, version 1 object headers,
 //! symbol-table groups, version 3 layouts with version 1 B-tree chunk indexes; readable by the
@@ -19,10 +21,10 @@
 //! extensible array and version 2 B-tree chunk indexes chosen as the reference library
 //! chooses them; readable by 1.10 and later).
 //!
-//! Existing files: [`copy_file`] copies everything the reader opened into a writer (what
-//! `h5 repack` does), and [`FileWriter::open_rw`] opens a file for writing by loading it
-//! whole into a new writer of the file's format this way and replacing the file with the
-//! result (objects move; see its documentation for what is refused).
+//! Existing files: [`FileWriter::open_rw`] modifies a file where it is (objects keep their
+//! addresses; only what changes is written; see its documentation for what is refused and
+//! when the file is rewritten whole instead), and [`copy_file`] copies everything the
+//! reader opened into a writer (what `h5 repack` and [`FileWriter::open_rewritten`] do).
 //!
 //! The API works with object ids ([`ObjId`]); the `h5` crate wraps them in handles.
 
@@ -34,7 +36,10 @@ mod dataset;
 mod file;
 mod group;
 mod heap;
+mod inplace;
+mod io;
 mod reference;
+mod space;
 mod value;
 
 pub use copy::{copy_file, CopyOptions, CopyReport, DatasetHook, DEFAULT_MAX_READ};
@@ -201,5 +206,7 @@ macro_rules! ensure {
 }
 pub(crate) use {bail, ensure};
 
+#[cfg(test)]
+mod crash_tests;
 #[cfg(test)]
 mod tests;

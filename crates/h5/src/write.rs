@@ -105,13 +105,12 @@ impl WritableFile {
     /// attributes and links can then be added, datasets written (every layout) and chunked
     /// ones resized, attributes overwritten.
     ///
-    /// The file is loaded whole into the writer and rewritten in its format (superblock
-    /// version 0 for files with a version 0 or 1 superblock, otherwise the latest format)
-    /// into a temporary file that replaces it once complete: objects get new addresses (the
-    /// references stored in it follow them), the data stays as it was. What the writer cannot
-    /// carry over (data behind a filter it cannot encode, a virtual dataset, external raw
-    /// data, a user block) is an error, and the file is then left untouched. See
-    /// `h5_io::write::FileWriter::open_rw`.
+    /// The file is modified where it is: objects keep their addresses (references stored in
+    /// it stay valid), only what changes is written, the user block is kept. Changes the
+    /// writer cannot make in place (writes into a virtual dataset, new links or attributes
+    /// where creation order is tracked...) are errors that leave the file as it was; files
+    /// with sizes or B-tree parameters the writer does not write are rewritten whole
+    /// instead. See `h5_io::write::FileWriter::open_rw`.
     pub fn open_rw(path: impl AsRef<Path>) -> WriteResult<WritableFile> {
         let w = FileWriter::open_rw(path)?;
         let id = w.root();

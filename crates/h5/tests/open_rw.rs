@@ -266,18 +266,36 @@ fn corpus_file(name: &str) -> Option<PathBuf> {
 }
 
 #[test]
-fn refused_files_are_left_untouched() {
-    // A virtual dataset cannot be carried over (the writer has none): open_rw fails, the
-    // file stays as it was and no temporary file is left behind.
+fn virtual_datasets_are_kept_and_refuse_changes() {
+    // A virtual dataset is modified in place only around it: the writer has no model of
+    // its mappings, so writes into it are refused (and change nothing); the rest of the
+    // file can change, the dataset stays as it was.
     let Some(src) = corpus_file("1_vds.h5") else {
         return;
     };
     let p = tmp("1_vds.h5");
     std::fs::copy(&src, &p).unwrap();
-    let before = std::fs::read(&p).unwrap();
-    let e = h5::File::open_rw(&p).unwrap_err();
+    let before = h5dump_ok(&p);
+    let f = h5::File::open_rw(&p).unwrap();
+    let e = f
+        .dataset("vds_dset")
+        .unwrap()
+        .new_attr::<i32>()
+        .create("a")
+        .unwrap_err();
     assert!(e.to_string().contains("virtual dataset"), "{e}");
-    assert_eq!(std::fs::read(&p).unwrap(), before);
+    f.create_group("added").unwrap();
+    f.close().unwrap();
+    if let (Some(before), Some(after)) = (before, h5dump_ok(&p)) {
+        let added = "   GROUP \"added\" {\n   }\n";
+        assert!(after.contains(added), "{after}");
+        let src_name = src.display().to_string();
+        let dst_name = p.display().to_string();
+        assert_eq!(
+            after.replace(added, "").replace(&dst_name, &src_name),
+            before.replace(&dst_name, &src_name)
+        );
+    }
     let leftovers: Vec<_> = std::fs::read_dir(p.parent().unwrap())
         .unwrap()
         .filter_map(|e| e.ok())
@@ -331,16 +349,30 @@ fn chunks_behind_an_unknown_filter_are_carried_over() {
 }
 
 #[test]
-fn user_block_files_are_refused() {
+fn user_block_files_keep_their_user_block() {
     let p = tmp("userblock.h5");
     let script = "import sys, h5py\nwith h5py.File(sys.argv[1], 'w', userblock_size=512) as f:\n    f['x'] = [1, 2]\nwith open(sys.argv[1], 'r+b') as f:\n    f.write(b'my user block')\n";
     if python(script, &p).is_none() {
         return;
     }
     let before = std::fs::read(&p).unwrap();
-    let e = h5::File::open_rw(&p).unwrap_err();
-    assert!(e.to_string().contains("user block"), "{e}");
-    assert_eq!(std::fs::read(&p).unwrap(), before);
+    let f = h5::File::open_rw(&p).unwrap();
+    f.new_dataset::<i32>()
+        .shape(&[2])
+        .create("y")
+        .unwrap()
+        .write(&[3, 4])
+        .unwrap();
+    f.close().unwrap();
+    let after = std::fs::read(&p).unwrap();
+    assert!(after[..512] == before[..512], "the user block changed");
+    let out = python(
+        "import sys,h5py\nf=h5py.File(sys.argv[1])\nprint(f['x'][:].tolist(), f['y'][:].tolist(), f.userblock_size)",
+        &p,
+    )
+    .unwrap();
+    assert_eq!(out.trim(), "[1, 2] [3, 4] 512");
+    h5dump_ok(&p).unwrap();
 }
 
 #[test]

@@ -105,6 +105,7 @@ impl FileWriter {
         exact: bool,
     ) -> Result<()> {
         ensure!(!name.is_empty(), InvalidArgument, "empty attribute name");
+        self.check_attrs_writable(obj)?;
         let datatype = match committed {
             Some(c) => self.committed_type(c)?.clone(),
             None if exact => datatype.clone(),
@@ -158,6 +159,7 @@ impl FileWriter {
         image: &[u8],
         heap: &VarLenHeap,
     ) -> Result<()> {
+        self.check_attrs_writable(obj)?;
         let o = self.object(obj)?;
         let Some(i) = o.attrs.iter().position(|a| a.name == name) else {
             bail!(NotFound, "{}: no attribute {name:?}", o.path);

@@ -649,16 +649,53 @@ impl Copier<'_, '_> {
 
 impl FileWriter {
     /// Open an existing file for writing, whatever format it uses (files the reference
-    /// library wrote in either format, and ours).
+    /// library wrote in either format, and ours), modifying it where it is.
     ///
-    /// The file is loaded whole into the writer's model: every object, link, attribute,
-    /// comment and the data are read and written anew (in the format of the file: superblock
-    /// version 0 and symbol-table groups when the file has a version 0 or 1 superblock,
-    /// otherwise the latest format with superblock version 2) into a temporary file next to
-    /// it, which then replaces the file. After that the writer modifies the file like one it
-    /// created: new objects and links, writes to datasets of every layout, resizes of chunked
-    /// datasets (the chunk index is the kind the reference library would choose), attributes
-    /// overwritten.
+    /// Nothing is rewritten that is not changed: objects keep their addresses (references
+    /// stored in the file stay valid), raw data is not copied, the headers and structures of
+    /// objects not modified stay byte for byte, the user block is kept; opening and closing
+    /// without a change leaves the file as it was. New objects, chunks and structures go to
+    /// the end of the file or to space earlier flushes freed. A modified object's header is
+    /// rewritten where it is (a continuation chunk in new space when its messages no longer
+    /// fit), keeping every message the writer does not model (modification times, fill
+    /// value and filter messages as stored, unknown messages...); its symbol table, link or
+    /// attribute storage and chunk index are rebuilt in new space, of the same kind (a
+    /// version 1 B-tree chunk index stays one, a version 4 index keeps its type). Flushes
+    /// follow the crash-safe order of [`FileWriter::flush`]. See the `inplace` module.
+    ///
+    /// Supported changes: new groups, datasets, committed datatypes, attributes and links
+    /// anywhere; writes into datasets of every layout (contiguous and compact in place,
+    /// chunks copied on write, new chunks appended); resizes within the maximum dimensions;
+    /// attributes overwritten. Refused with an error (the file stays valid and unchanged by
+    /// the refused call): any change of a virtual dataset, of a dataset with raw data in
+    /// external files or with unfiltered partial edge chunks; new links in a group that
+    /// tracks link creation order, new or rewritten attributes of an object that tracks
+    /// attribute creation order (the writer does not write creation order yet).
+    ///
+    /// Space of the file's original structures that a change replaces is not reused
+    /// (continuation chunks of rewritten headers excepted); space this writer's own
+    /// structures leave is. Opening reads every object's header and attributes (not the
+    /// raw data), so it costs time and memory in proportion to the file's metadata.
+    ///
+    /// Files whose layout this writer cannot extend in place (sizes of offsets or lengths
+    /// other than 8, group or chunk B-tree K values other than the defaults) are rewritten
+    /// whole instead, by [`FileWriter::open_rewritten`]. Refused with an error, leaving the
+    /// file untouched: a file driver's layout (family, multi, split).
+    pub fn open_rw(path: impl AsRef<Path>) -> Result<FileWriter> {
+        let path = path.as_ref().to_path_buf();
+        match FileWriter::open_in_place(&path)? {
+            Ok(w) => Ok(w),
+            // What in-place modification cannot do, a rewrite can.
+            Err(_why) => FileWriter::open_rewritten(&path),
+        }
+    }
+
+    /// Open an existing file for writing by rewriting it whole: it is loaded into a new
+    /// writer of the file's format (superblock version 0 and symbol-table groups when the
+    /// file has a version 0 or 1 superblock, otherwise the latest format with superblock
+    /// version 2) through [`copy_file`], written to a temporary file next to it, which then
+    /// replaces the file. [`FileWriter::open_rw`] does this for files it cannot modify in
+    /// place.
     ///
     /// Refused with an error, leaving the file untouched: anything the writer cannot carry
     /// over as it is (data behind a filter without an encoder, an object of unknown kind, a
@@ -670,7 +707,7 @@ impl FileWriter {
     /// them); the file's metadata takes the writer's defaults where it had others (sizes of
     /// offsets and lengths, B-tree K values, creation-order tracking, modification times,
     /// shared object header messages are not kept; the values they describe are).
-    pub fn open_rw(path: impl AsRef<Path>) -> Result<FileWriter> {
+    pub fn open_rewritten(path: impl AsRef<Path>) -> Result<FileWriter> {
         let path = path.as_ref().to_path_buf();
         let src = File::open(&path).map_err(|e| {
             Error::new(

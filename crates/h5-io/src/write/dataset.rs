@@ -440,9 +440,6 @@ impl Dataset {
         let node_size = btree::node_size(w.sizes, NodeType::Chunk, rank, CHUNK_K) as u64;
         let levels = btree_levels(chunks.len(), CHUNK_K);
         let total = node_size * levels.iter().sum::<usize>() as u64;
-        if total > block.1 {
-            *block = (w.alloc(total), total);
-        }
         let key = |scaled: &[u64], size: u64, mask: u32| {
             let mut offsets: Vec<u64> =
                 scaled.iter().zip(dims.iter()).map(|(s, d)| s * d).collect();
@@ -465,16 +462,28 @@ impl Dataset {
             None => bail!(Format, "no chunks"),
         };
         let _ = elem;
-        let (r, bytes) = build_btree(
-            w.sizes,
-            block.0,
-            &levels,
-            node_size,
-            CHUNK_K,
-            children,
-            last,
-            Keys::Chunk,
-        );
+        let sizes = w.sizes;
+        let image = |base: u64| {
+            build_btree(
+                sizes,
+                base,
+                &levels,
+                node_size,
+                CHUNK_K,
+                children.clone(),
+                last.clone(),
+                Keys::Chunk,
+            )
+        };
+        // Unchanged where it is: kept. Otherwise new space (the flush retires the old nodes).
+        if total == block.1 && root.is_some() {
+            let (r, bytes) = image(block.0);
+            if Some(r) == *root && w.same_bytes(block.0, &bytes)? {
+                return Ok(());
+            }
+        }
+        *block = (w.alloc(total), total);
+        let (r, bytes) = image(block.0);
         w.put(block.0, &bytes)?;
         *root = Some(r);
         Ok(())
@@ -836,28 +845,54 @@ impl FileWriter {
         } else {
             filter::encode_chunk(&d.filters, 0, data, &ctx)?
         };
-        let Storage::Chunked { chunks, dirty, .. } = &mut d.storage else {
+        let Storage::Chunked {
+            chunks,
+            dirty,
+            index,
+            ..
+        } = &mut d.storage
+        else {
             bail!(Format, "not chunked");
         };
+        let in_place = *index == IndexKind::Implicit;
         let size = bytes.len() as u64;
-        let loc = match chunks.get(coords) {
-            Some(l) if l.cap >= size => ChunkLoc {
+        let loc = self.place_chunk(chunks.get(coords), size, mask, in_place);
+        self.put(loc.addr, &bytes)?;
+        chunks.insert(coords.to_vec(), loc);
+        *dirty = true;
+        Ok(())
+    }
+
+    /// Where a chunk of `size` stored bytes goes: over its old copy when that has room and
+    /// no index on disk references it yet (or always, `in_place`, for the implicit index,
+    /// whose chunks cannot move), otherwise in new space (the old copy is retired, and
+    /// reused once no index on disk references it).
+    fn place_chunk(
+        &mut self,
+        old: Option<&ChunkLoc>,
+        size: u64,
+        mask: u32,
+        in_place: bool,
+    ) -> ChunkLoc {
+        match old {
+            Some(l) if l.cap >= size && (in_place || self.is_fresh(l.addr)) => ChunkLoc {
                 addr: l.addr,
                 size,
                 cap: l.cap,
                 mask,
             },
-            _ => ChunkLoc {
-                addr: self.alloc_raw(size),
-                size,
-                cap: size,
-                mask,
-            },
-        };
-        self.put(loc.addr, &bytes)?;
-        chunks.insert(coords.to_vec(), loc);
-        *dirty = true;
-        Ok(())
+            _ => {
+                if let Some(l) = old {
+                    self.retire(l.addr, l.cap);
+                }
+                ChunkLoc {
+                    addr: self.alloc_written(size),
+                    size,
+                    cap: size,
+                    mask,
+                }
+            }
+        }
     }
 
     /// The unfiltered bytes of a chunk: stored, or filled when absent.
@@ -923,20 +958,15 @@ impl FileWriter {
             bytes.len()
         );
         let size = bytes.len() as u64;
-        let loc = match chunks.get(scaled) {
-            Some(l) if l.cap >= size => ChunkLoc {
-                addr: l.addr,
-                size,
-                cap: l.cap,
-                mask,
-            },
-            _ => ChunkLoc {
-                addr: self.alloc_raw(size),
-                size,
-                cap: size,
-                mask,
-            },
-        };
+        let old = chunks.get(scaled).copied();
+        let in_place = matches!(
+            d.storage,
+            Storage::Chunked {
+                index: IndexKind::Implicit,
+                ..
+            }
+        );
+        let loc = self.place_chunk(old.as_ref(), size, mask, in_place);
         self.put(loc.addr, bytes)?;
         let o = self.object_mut(ds)?;
         if let Body::Dataset(d) = &mut o.body {
@@ -971,6 +1001,9 @@ impl FileWriter {
         heap: &VarLenHeap,
     ) -> Result<()> {
         let path = self.object(ds)?.path.clone();
+        // A dataset of a file modified in place enters the model whole first (its chunks
+        // are read from and written to).
+        self.object_mut(ds)?;
         self.write_dataset_inner(ds, selection, mem, image, heap)
             .map_err(|e| e.at_path(&path))
     }
@@ -1181,25 +1214,19 @@ impl FileWriter {
                         .map(encode)
                         .collect::<Result<Vec<_>>>()?
                 };
-                let Storage::Chunked { chunks, dirty, .. } = &mut d.storage else {
+                let Storage::Chunked {
+                    chunks,
+                    dirty,
+                    index,
+                    ..
+                } = &mut d.storage
+                else {
                     bail!(Format, "not chunked");
                 };
+                let in_place = *index == IndexKind::Implicit;
                 for (coords, (bytes, mask)) in encoded {
                     let size = bytes.len() as u64;
-                    let loc = match chunks.get(&coords) {
-                        Some(l) if l.cap >= size => ChunkLoc {
-                            addr: l.addr,
-                            size,
-                            cap: l.cap,
-                            mask,
-                        },
-                        _ => ChunkLoc {
-                            addr: self.alloc_raw(size),
-                            size,
-                            cap: size,
-                            mask,
-                        },
-                    };
+                    let loc = self.place_chunk(chunks.get(&coords), size, mask, in_place);
                     self.put(loc.addr, &bytes)?;
                     chunks.insert(coords, loc);
                     *dirty = true;
@@ -1214,6 +1241,7 @@ impl FileWriter {
     /// outside it are reset to the fill value (so growing again shows fill values).
     pub fn resize(&mut self, ds: ObjId, new_dims: &[u64]) -> Result<()> {
         let path = self.object(ds)?.path.clone();
+        self.object_mut(ds).map_err(|e| e.at_path(&path))?;
         let d = self.dataset(ds)?;
         let Dataspace::Simple { dims, maxdims } = &d.space else {
             bail!(
@@ -1299,7 +1327,9 @@ impl FileWriter {
         if r.is_ok() {
             if let Storage::Chunked { chunks, dirty, .. } = &mut d.storage {
                 for c in &drop {
-                    chunks.remove(c);
+                    if let Some(l) = chunks.remove(c) {
+                        self.retire(l.addr, l.cap);
+                    }
                 }
                 *dirty = true;
             }
@@ -1356,7 +1386,7 @@ fn write_fixed_array(
             coords[k] = 0;
         }
     }
-    let mut h = FixedArrayHeader {
+    let h = FixedArrayHeader {
         client: if filtered {
             ci::CLIENT_FILTERED_CHUNK
         } else {
@@ -1387,19 +1417,157 @@ fn write_fixed_array(
     }
     .encode(&mut probe, &h);
     let total = hsize + probe.len() as u64;
-    if total > block.1 {
-        *block = (w.alloc(total), total);
+    let sizes = w.sizes;
+    let image = |at: u64| {
+        let mut h = h.clone();
+        h.data_block = Addr(at + hsize);
+        let mut out = Writer::new(sizes);
+        h.encode(&mut out);
+        FixedArrayDataBlock {
+            client: h.client,
+            header: Addr(at),
+            elements: block_elements.clone(),
+        }
+        .encode(&mut out, &h);
+        out.into_vec()
+    };
+    // Unchanged where it is: kept. Otherwise new space (the flush retires the old blocks).
+    if total == block.1 && w.same_bytes(block.0, &image(block.0))? {
+        return Ok(block.0);
     }
+    *block = (w.alloc(total), total);
     let at = block.0;
-    h.data_block = Addr(at + hsize);
-    let mut out = Writer::new(w.sizes);
-    h.encode(&mut out);
-    FixedArrayDataBlock {
-        client: h.client,
-        header: Addr(at),
-        elements: block_elements,
-    }
-    .encode(&mut out, &h);
-    w.put(at, out.as_slice())?;
+    let bytes = image(at);
+    w.put(at, &bytes)?;
     Ok(at)
+}
+
+impl Dataset {
+    /// The model of a dataset read from a file, to modify it where it is: its file datatype,
+    /// extent, storage, filters and fill value. Chunks are added with
+    /// [`Dataset::set_loaded_chunk`]. Virtual datasets, external storage and chunks that skip
+    /// filters on partial edge chunks are refused (the model has none of them).
+    pub(crate) fn loaded(src: &crate::dataset::Dataset) -> Result<Dataset> {
+        ensure!(
+            src.external_files().is_none(),
+            Unsupported,
+            "raw data in external files cannot be modified in place"
+        );
+        let rank = src.dataspace().rank();
+        let storage = match &src.layout().class {
+            LayoutClass::Compact { data, .. } => Storage::Compact(data.clone()),
+            LayoutClass::Contiguous { address, .. } => Storage::Contiguous(address.get()),
+            LayoutClass::Chunked {
+                flags,
+                dims,
+                index,
+                address,
+                ..
+            } => {
+                ensure!(
+                    flags & h5_format::message::layout::CHUNK_DONT_FILTER_PARTIAL_BOUND_CHUNKS == 0,
+                    Unsupported,
+                    "chunks that leave partial edge chunks unfiltered cannot be modified in place"
+                );
+                ensure!(
+                    dims.len() >= rank && rank > 0,
+                    Format,
+                    "chunk dimensions of rank {} for a dataset of rank {rank}",
+                    dims.len()
+                );
+                let kind = match index {
+                    None => IndexKind::BTreeV1,
+                    Some(ChunkIndex::SingleChunk { .. }) => IndexKind::Single,
+                    Some(ChunkIndex::Implicit) => IndexKind::Implicit,
+                    Some(ChunkIndex::FixedArray { .. }) => IndexKind::FixedArray,
+                    Some(ChunkIndex::ExtensibleArray { .. }) => {
+                        let k = src
+                            .dataspace()
+                            .maxdims()
+                            .iter()
+                            .position(|&m| m == UNLIMITED)
+                            .unwrap_or(0);
+                        IndexKind::ExtArray(k)
+                    }
+                    Some(ChunkIndex::BTreeV2 { .. }) => IndexKind::BTreeV2,
+                };
+                Storage::Chunked {
+                    index: kind,
+                    dims: dims[..rank].to_vec(),
+                    chunks: BTreeMap::new(),
+                    root: address.get(),
+                    block: (0, 0),
+                    dirty: false,
+                }
+            }
+            LayoutClass::Virtual { .. } => {
+                bail!(Unsupported, "a virtual dataset cannot be modified in place")
+            }
+        };
+        let fill = src.fill_value();
+        Ok(Dataset {
+            datatype: src.datatype().clone(),
+            committed: None,
+            space: src.dataspace().clone(),
+            storage,
+            filters: src.filters().to_vec(),
+            fill: fill.value.clone(),
+            fill_defined: fill.defined,
+            alloc_time: match fill.alloc_time {
+                crate::dataset::AllocTime::Early => ALLOC_EARLY,
+                crate::dataset::AllocTime::Late => ALLOC_LATE,
+                crate::dataset::AllocTime::Incremental => ALLOC_INCR,
+                crate::dataset::AllocTime::Default => match &src.layout().class {
+                    LayoutClass::Compact { .. } => ALLOC_EARLY,
+                    LayoutClass::Contiguous { .. } => ALLOC_LATE,
+                    _ => ALLOC_INCR,
+                },
+            },
+            fill_time: match fill.fill_time {
+                crate::dataset::FillTime::OnAlloc => FillTime::Alloc,
+                crate::dataset::FillTime::Never => FillTime::Never,
+                crate::dataset::FillTime::IfSet => FillTime::IfSet,
+            },
+        })
+    }
+
+    /// A model of a dataset the writer cannot modify (kept as it is in the file): its type
+    /// and extent only.
+    pub(crate) fn stand_in(datatype: Datatype, space: Dataspace) -> Dataset {
+        Dataset {
+            datatype,
+            committed: None,
+            space,
+            storage: Storage::Contiguous(None),
+            filters: Vec::new(),
+            fill: None,
+            fill_defined: true,
+            alloc_time: ALLOC_LATE,
+            fill_time: FillTime::IfSet,
+        }
+    }
+
+    /// The chunked storage's chunk dimensions, index address and whether it has filters,
+    /// to find the chunks of a dataset read from a file.
+    pub(crate) fn chunk_grid(&self) -> Option<(&[u64], Option<u64>)> {
+        match &self.storage {
+            Storage::Chunked { dims, root, .. } => Some((dims, *root)),
+            _ => None,
+        }
+    }
+
+    /// Record a stored chunk of a dataset read from a file.
+    pub(crate) fn set_loaded_chunk(&mut self, scaled: Vec<u64>, addr: u64, size: u64, mask: u32) {
+        if let Storage::Chunked { chunks, .. } = &mut self.storage {
+            chunks.insert(
+                scaled,
+                ChunkLoc {
+                    addr,
+                    size,
+                    cap: size,
+                    mask,
+                },
+            );
+        }
+    }
 }

@@ -1,9 +1,8 @@
 //! The file writer: the file image, the space allocator, the objects and their headers, the
 //! superblock, flush and close.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs;
-use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use h5_format::message::continuation::Continuation;
@@ -18,6 +17,8 @@ use super::attribute::Attr;
 use super::dataset::Dataset;
 use super::group::Group;
 use super::heap::GlobalHeap;
+use super::io::{FsIo, WriteIo};
+use super::space::Space;
 use super::{bail, ensure, Error, ErrorKind, Result};
 
 /// Which variant of the file format to write.
@@ -98,19 +99,38 @@ pub(crate) struct Object {
 /// (copies keep them), modification times.
 #[derive(Debug)]
 pub struct FileWriter {
-    file: Option<fs::File>,
+    file: Option<Box<dyn WriteIo>>,
     path: PathBuf,
     pub(crate) format: FileFormat,
     pub(crate) sizes: Sizes,
     /// Metadata blocks (superblock, headers, heaps, B-trees, chunk indexes) by address: kept
-    /// in memory and written at each flush.
-    meta: BTreeMap<u64, Vec<u8>>,
+    /// in memory and written at a flush when changed.
+    meta: BTreeMap<u64, Block>,
+    /// Free, fresh and retired space.
+    pub(crate) space: Space,
+    /// The blocks of each object's rebuilt structures (key: object and 0 for what the body
+    /// points to, 1 for dense attribute storage), retired when the structure is rebuilt.
+    owned: HashMap<(usize, u8), Vec<(u64, u64)>>,
+    /// While a structure is being rebuilt: the blocks allocated for it.
+    scope: Option<Vec<(u64, u64)>>,
+    /// Writes of blocks the on-disk state references other than headers and the superblock
+    /// (global heap collections that gained objects), counted for tests.
+    pub(crate) inplace_other: u64,
     /// End of the allocated space. Raw data (contiguous storage, chunks, huge heap objects)
     /// is allocated here too but written to the file at once, not kept in memory.
     eoa: u64,
     pub(crate) objects: Vec<Object>,
     pub(crate) gheap: GlobalHeap,
     superblock_len: u64,
+    /// A file modified in place: what was read of it.
+    pub(crate) inplace: Option<Box<super::inplace::InPlace>>,
+}
+
+/// A metadata block: its bytes and whether they changed since last written.
+#[derive(Debug)]
+struct Block {
+    bytes: Vec<u8>,
+    dirty: bool,
 }
 
 /// Most attributes kept in a version 2 header (the reference library's default "max
@@ -150,20 +170,72 @@ impl FileWriter {
             FileFormat::Latest => 48,
         };
         let mut w = FileWriter {
-            file: Some(file),
+            file: Some(Box::new(FsIo(file))),
             path,
             format,
             sizes,
-            meta: BTreeMap::from([(0, vec![0; superblock_len])]),
+            meta: BTreeMap::from([(
+                0,
+                Block {
+                    bytes: vec![0; superblock_len],
+                    dirty: true,
+                },
+            )]),
+            space: Space::default(),
+            owned: HashMap::new(),
+            scope: None,
+            inplace_other: 0,
             eoa: superblock_len as u64,
             objects: Vec::new(),
             gheap: GlobalHeap::default(),
             superblock_len: superblock_len as u64,
+            inplace: None,
         };
         let group = Group::new(&mut w);
         w.new_object("/".to_owned(), Body::Group(group))?;
         w.flush()?;
         Ok(w)
+    }
+
+    /// A writer over an existing file of `eoa` bytes (relative to its superblock) whose
+    /// superblock takes `superblock_len` bytes at address 0 (kept in the image as read).
+    pub(crate) fn from_existing(
+        file: Box<dyn WriteIo>,
+        path: PathBuf,
+        format: FileFormat,
+        sizes: Sizes,
+        superblock_len: u64,
+        eoa: u64,
+    ) -> Result<FileWriter> {
+        let mut bytes = vec![0; superblock_len as usize];
+        file.read_at(0, &mut bytes)?;
+        Ok(FileWriter {
+            file: Some(file),
+            path,
+            format,
+            sizes,
+            meta: BTreeMap::from([(
+                0,
+                Block {
+                    bytes,
+                    dirty: false,
+                },
+            )]),
+            space: Space::default(),
+            owned: HashMap::new(),
+            scope: None,
+            inplace_other: 0,
+            eoa,
+            objects: Vec::new(),
+            gheap: GlobalHeap::default(),
+            superblock_len,
+            inplace: None,
+        })
+    }
+
+    /// The end of the allocated space.
+    pub(crate) fn eoa_now(&self) -> u64 {
+        self.eoa
     }
 
     /// The path the file was created at.
@@ -240,18 +312,37 @@ impl FileWriter {
             .ok_or_else(|| Error::new(ErrorKind::NotFound, format!("no object {}", id.0)))
     }
 
+    /// The object, to change it: an object of a file modified in place is adopted first
+    /// (its header is written from then on).
     pub(crate) fn object_mut(&mut self, id: ObjId) -> Result<&mut Object> {
+        if self.is_pristine(id) {
+            self.adopt(id)?;
+        }
         self.objects
             .get_mut(id.0)
             .ok_or_else(|| Error::new(ErrorKind::NotFound, format!("no object {}", id.0)))
     }
 
-    /// Reserve `size` bytes of metadata at the end of the file (8-byte aligned), zeroed and
-    /// kept in memory until flushed.
+    /// Reserve `size` bytes of metadata (8-byte aligned): space a completed flush freed, or
+    /// at the end of the file; zeroed and kept in memory until flushed.
     pub(crate) fn alloc(&mut self, size: u64) -> u64 {
-        let at = align8(self.eoa);
-        self.meta.insert(at, vec![0; size.max(1) as usize]);
-        self.eoa = at + size.max(1);
+        let size = size.max(1);
+        let at = match self.space.take(size) {
+            Some(at) => at,
+            None => {
+                let at = align8(self.eoa);
+                self.eoa = at + size;
+                at
+            }
+        };
+        self.meta.insert(
+            at,
+            Block {
+                bytes: vec![0; size as usize],
+                dirty: true,
+            },
+        );
+        self.allocated(at, size);
         at
     }
 
@@ -260,13 +351,92 @@ impl FileWriter {
     pub(crate) fn alloc_raw(&mut self, size: u64) -> u64 {
         let at = align8(self.eoa);
         self.eoa = at + size.max(1);
+        self.allocated(at, size.max(1));
         at
     }
 
+    /// Reserve `size` bytes of raw data that the caller writes whole at once (a chunk): space
+    /// a completed flush freed, or at the end of the file.
+    pub(crate) fn alloc_written(&mut self, size: u64) -> u64 {
+        match self.space.take(size) {
+            Some(at) => {
+                self.allocated(at, size.max(1));
+                at
+            }
+            None => self.alloc_raw(size),
+        }
+    }
+
+    fn allocated(&mut self, at: u64, size: u64) {
+        self.space.mark_fresh(at, size);
+        if let Some(s) = &mut self.scope {
+            s.push((at, align8(size)));
+        }
+    }
+
+    /// Whether the block at `addr` was allocated since the on-disk state last changed, so
+    /// that no structure on disk references it and it may be rewritten in place.
+    pub(crate) fn is_fresh(&self, addr: u64) -> bool {
+        self.space.is_fresh(addr)
+    }
+
+    /// The block `addr..addr + len` is no longer part of the state being built: its space is
+    /// reused once no structure on disk can reference it.
+    pub(crate) fn retire(&mut self, addr: u64, len: u64) {
+        if addr == 0 || len == 0 {
+            return;
+        }
+        self.meta.remove(&addr);
+        self.space.retire(addr, len);
+    }
+
+    /// Whether `bytes` are what the image (or the file) holds at `addr`.
+    pub(crate) fn same_bytes(&self, addr: u64, bytes: &[u8]) -> Result<bool> {
+        Ok(addr
+            .checked_add(bytes.len() as u64)
+            .is_some_and(|e| e <= self.eoa)
+            && self.get(addr, bytes.len() as u64)? == bytes)
+    }
+
+    /// Rebuild a structure of an object: `f` allocates the blocks of the new structure (or
+    /// none, when it kept the old one); when it allocated any, the blocks of the previous
+    /// build are retired.
+    fn rebuild<T>(
+        &mut self,
+        key: (usize, u8),
+        f: impl FnOnce(&mut Self) -> Result<T>,
+    ) -> Result<T> {
+        let outer = self.scope.replace(Vec::new());
+        let r = f(self);
+        let got = std::mem::replace(&mut self.scope, outer).unwrap_or_default();
+        if let Some(s) = &mut self.scope {
+            s.extend_from_slice(&got);
+        }
+        if r.is_err() {
+            // The old structure stays; what was built of the new one is dropped.
+            for (a, l) in got {
+                self.retire(a, l);
+            }
+        } else if !got.is_empty() {
+            let old = self.owned.insert(key, got).unwrap_or_default();
+            for (a, l) in old {
+                self.retire(a, l);
+            }
+        }
+        r
+    }
+
+    /// Retire every block of an object's structure (it no longer has one).
+    fn drop_structure(&mut self, key: (usize, u8)) {
+        for (a, l) in self.owned.remove(&key).unwrap_or_default() {
+            self.retire(a, l);
+        }
+    }
+
     /// The metadata block holding `addr..addr + len`, if any: its start and bytes.
-    fn meta_block(&self, addr: u64, len: u64) -> Option<(u64, &Vec<u8>)> {
+    fn meta_block(&self, addr: u64, len: u64) -> Option<(u64, &Block)> {
         let (&start, block) = self.meta.range(..=addr).next_back()?;
-        (addr + len <= start + block.len() as u64).then_some((start, block))
+        (addr + len <= start + block.bytes.len() as u64).then_some((start, block))
     }
 
     /// Write `bytes` at `addr`: into a metadata block, or to the file for raw data.
@@ -281,7 +451,11 @@ impl FileWriter {
         if let Some((start, _)) = self.meta_block(addr, len) {
             if let Some(block) = self.meta.get_mut(&start) {
                 let o = (addr - start) as usize;
-                block[o..o + bytes.len()].copy_from_slice(bytes);
+                let dst = &mut block.bytes[o..o + bytes.len()];
+                if dst != bytes {
+                    dst.copy_from_slice(bytes);
+                    block.dirty = true;
+                }
                 return Ok(());
             }
         }
@@ -289,8 +463,7 @@ impl FileWriter {
             .file
             .as_mut()
             .ok_or_else(|| Error::new(ErrorKind::Closed, "the file was closed"))?;
-        file.seek(SeekFrom::Start(addr))?;
-        file.write_all(bytes)?;
+        file.write_at(addr, bytes)?;
         Ok(())
     }
 
@@ -305,18 +478,17 @@ impl FileWriter {
         );
         if let Some((start, block)) = self.meta_block(addr, len) {
             let o = (addr - start) as usize;
-            return Ok(block[o..o + len as usize].to_vec());
+            return Ok(block.bytes[o..o + len as usize].to_vec());
         }
-        let mut file: &fs::File = self
+        let file = self
             .file
             .as_ref()
             .ok_or_else(|| Error::new(ErrorKind::Closed, "the file was closed"))?;
         let mut out = vec![0u8; len as usize];
-        let size = file.metadata()?.len();
+        let size = file.len()?;
         if addr < size {
             let n = (size - addr).min(len) as usize;
-            file.seek(SeekFrom::Start(addr))?;
-            file.read_exact(&mut out[..n])?;
+            file.read_at(addr, &mut out[..n])?;
         }
         Ok(out)
     }
@@ -386,7 +558,7 @@ impl FileWriter {
     /// The object's header messages, encoded.
     fn header_messages(&self, id: ObjId) -> Result<Vec<RawMessage>> {
         let o = self.object(id)?;
-        let v1 = self.v1();
+        let v1 = self.header_is_v1(id);
         let mut msgs: Vec<(Message, u8)> = match &o.body {
             Body::Group(g) => g.messages(self, id)?,
             Body::Dataset(d) => d.messages(self)?,
@@ -457,36 +629,85 @@ impl FileWriter {
             }
             out.push(raw);
         }
-        Ok(out)
+        Ok(self.merge_loaded(id, out))
     }
 
     /// Encode the object's header into the image, moving the tail to a continuation chunk
     /// when chunk 0 is full.
     fn write_header(&mut self, id: ObjId) -> Result<()> {
         let msgs = self.header_messages(id)?;
-        let hl = self.msg_header_len();
-        let v1 = self.v1();
         let refcount = self.refcount(id)?;
-        let (addr, cap0, cont) = {
+        let (addr, cap0, mut cont) = {
             let o = self.object(id)?;
             (o.addr, o.cap0, o.cont)
         };
-        // Body capacity of chunk 0: what the reservation leaves after the prefix.
-        let body0 = if v1 {
-            cap0 - 16
-        } else {
-            let mut b = cap0 - 11;
-            while self.prefix_len(b) + b > cap0 {
-                b -= 1;
+        let (v1, prefix, body0, hl) = match self.loaded_shape(id, refcount) {
+            Some(shape) => {
+                // A header read from the file: chunk 0 enters the image as it is on disk
+                // (so that only a change rewrites it), and the continuation chunks it had
+                // are replaced by this writer's.
+                if !self.meta.contains_key(&addr) {
+                    let bytes = self.get(addr, cap0)?;
+                    self.meta.insert(
+                        addr,
+                        Block {
+                            bytes,
+                            dirty: false,
+                        },
+                    );
+                }
+                for (a, l) in self.take_original_conts(id) {
+                    self.space.retire(a, l);
+                }
+                shape
             }
-            b
+            None => {
+                let v1 = self.v1();
+                // Body capacity of chunk 0: what the reservation leaves after the prefix.
+                let body0 = if v1 {
+                    cap0 - 16
+                } else {
+                    let mut b = cap0 - 11;
+                    while self.prefix_len(b) + b > cap0 {
+                        b -= 1;
+                    }
+                    b
+                };
+                let prefix = if v1 {
+                    Prefix::V1 {
+                        num_messages: 0,
+                        refcount,
+                    }
+                } else {
+                    // Bits 0-1: the width of "Size of Chunk #0", fixed by the reservation.
+                    let code = match body0 {
+                        0..=0xff => 0,
+                        0x100..=0xffff => 1,
+                        _ => 2,
+                    };
+                    Prefix::V2 {
+                        flags: code,
+                        times: None,
+                        attr_phase_change: None,
+                    }
+                };
+                (v1, prefix, body0, self.msg_header_len())
+            }
         };
+        if cont.is_some_and(|(a, _)| a == 0) {
+            cont = None;
+        }
         let size = |m: &RawMessage| hl + m.data.len() as u64;
         let total: u64 = msgs.iter().map(size).sum();
-        let mut chunks = Vec::new();
-        let mut new_cont = cont;
-        if total <= body0 {
-            chunks.push(self.fill_chunk(Addr(addr), msgs, body0)?);
+        let mut new_cont = None;
+        let header = if total <= body0 {
+            if let Some((a, c)) = cont {
+                self.retire(a, c);
+            }
+            ObjectHeader {
+                prefix,
+                chunks: vec![self.fill_chunk(Addr(addr), msgs, body0, hl)?],
+            }
         } else {
             let cont_msg_len = hl + 2 * self.sizes.offset as u64;
             let mut used = 0;
@@ -502,50 +723,69 @@ impl FileWriter {
             let rest = first.split_off(split);
             let rest_len: u64 = rest.iter().map(size).sum();
             let cont_extra = if v1 { 0 } else { 8 };
-            let (caddr, ccap) = match cont {
-                Some((a, c)) if c >= rest_len + cont_extra => (a, c),
-                _ => {
-                    let c = align8(rest_len + cont_extra + 128);
-                    (self.alloc(c), c)
+            // The continuation chunk is rewritten where it is only when no structure on disk
+            // references it yet, or when its bytes do not change; otherwise it moves.
+            let mut place = match cont {
+                Some((a, c)) if c >= rest_len + cont_extra => Some((a, c)),
+                _ => None,
+            };
+            loop {
+                let (caddr, ccap) = match place {
+                    Some(p) => p,
+                    None => {
+                        let c = align8(rest_len + cont_extra + 128);
+                        (self.alloc(c), c)
+                    }
+                };
+                let cmsg = Message::Continuation(Continuation {
+                    offset: Addr(caddr),
+                    length: ccap,
+                });
+                let mut head = first.clone();
+                head.push(RawMessage::from_message(
+                    &cmsg,
+                    MessageFlags(0),
+                    self.sizes,
+                    v1,
+                ));
+                let h = ObjectHeader {
+                    prefix: prefix.clone(),
+                    chunks: vec![
+                        self.fill_chunk(Addr(addr), head, body0, hl)?,
+                        self.fill_chunk(Addr(caddr), rest.clone(), ccap - cont_extra, hl)?,
+                    ],
+                };
+                if place.is_some() && !self.is_fresh(caddr) {
+                    let mut w = Writer::new(self.sizes);
+                    h.encode_chunk(1, &mut w)?;
+                    if !self.same_bytes(caddr, w.as_slice())? {
+                        place = None;
+                        continue;
+                    }
                 }
-            };
-            new_cont = Some((caddr, ccap));
-            let cmsg = Message::Continuation(Continuation {
-                offset: Addr(caddr),
-                length: ccap,
-            });
-            first.push(RawMessage::from_message(
-                &cmsg,
-                MessageFlags(0),
-                self.sizes,
-                v1,
-            ));
-            chunks.push(self.fill_chunk(Addr(addr), first, body0)?);
-            chunks.push(self.fill_chunk(Addr(caddr), rest, ccap - cont_extra)?);
-        }
-        let prefix = if v1 {
-            Prefix::V1 {
-                num_messages: 0,
-                refcount,
-            }
-        } else {
-            // Bits 0-1: the width of "Size of Chunk #0", fixed by the reservation.
-            let code = match body0 {
-                0..=0xff => 0,
-                0x100..=0xffff => 1,
-                _ => 2,
-            };
-            Prefix::V2 {
-                flags: code,
-                times: None,
-                attr_phase_change: None,
+                if let Some((a, c)) = cont {
+                    if a != caddr {
+                        self.retire(a, c);
+                    }
+                }
+                new_cont = Some((caddr, ccap));
+                break h;
             }
         };
-        let header = ObjectHeader { prefix, chunks };
         for i in 0..header.chunks.len() {
             let mut w = Writer::new(self.sizes);
             header.encode_chunk(i, &mut w)?;
             let at = header.chunks[i].address.0;
+            if i > 0 && !self.meta.contains_key(&at) {
+                // A continuation chunk of a header read from the file: now in the image.
+                self.meta.insert(
+                    at,
+                    Block {
+                        bytes: w.as_slice().to_vec(),
+                        dirty: false,
+                    },
+                );
+            }
             self.put(at, w.as_slice())?;
         }
         self.object_mut(id)?.cont = new_cont;
@@ -553,8 +793,13 @@ impl FileWriter {
     }
 
     /// A chunk of exactly `body` bytes of messages: `msgs`, then NIL messages or a gap.
-    fn fill_chunk(&self, address: Addr, mut msgs: Vec<RawMessage>, body: u64) -> Result<Chunk> {
-        let hl = self.msg_header_len();
+    fn fill_chunk(
+        &self,
+        address: Addr,
+        mut msgs: Vec<RawMessage>,
+        body: u64,
+        hl: u64,
+    ) -> Result<Chunk> {
         let used: u64 = msgs.iter().map(|m| hl + m.data.len() as u64).sum();
         ensure!(
             used <= body,
@@ -579,33 +824,100 @@ impl FileWriter {
         })
     }
 
-    /// Write everything: groups, chunk indexes, object headers, the superblock, then the
-    /// image to disk. Afterwards the file on disk is complete.
+    /// Write everything that changed: groups, chunk indexes, object headers, the superblock.
+    /// Afterwards the file on disk is complete.
+    ///
+    /// The writes are ordered so that every prefix of them leaves a file the reference
+    /// library reads, each object in its state of the previous flush or of this one: no
+    /// block the file on disk references is overwritten (changed heaps, B-trees, symbol
+    /// table nodes, chunk indexes and continuation chunks go to new space); first every new
+    /// block is written (the file extended to the new end), then the superblock with the new
+    /// end of file, then the object headers rewritten in place, each in one write. Space the
+    /// new state no longer references is reused by later flushes once this one completed.
+    /// (A global heap collection that gained objects is rewritten in place with the new
+    /// blocks, in one write: the objects the file on disk references in it do not change.)
+    /// (The order holds against write errors; against power loss it would also need the
+    /// operating system to keep it, which this does not force with `fsync`.)
     pub fn flush(&mut self) -> Result<()> {
         ensure!(self.file.is_some(), Closed, "the file was closed");
-        for i in 0..self.objects.len() {
+        self.adopt_shared_types()?;
+        // Children before parents: a symbol table caches its child groups' addresses.
+        for i in (0..self.objects.len()).rev() {
             let id = ObjId(i);
+            if self.is_pristine(id) {
+                continue;
+            }
             let r = self
-                .prepare_object(id)
+                .rebuild((i, 0), |w| w.prepare_object(id))
                 .and_then(|()| self.prepare_attributes(id));
             let path = self.objects[i].path.clone();
             r.map_err(|e| e.at_path(&path))?;
         }
         for i in 0..self.objects.len() {
+            if self.is_pristine(ObjId(i)) {
+                continue;
+            }
             let path = self.objects[i].path.clone();
             self.write_header(ObjId(i)).map_err(|e| e.at_path(&path))?;
         }
         self.write_superblock()?;
+        self.write_out()
+    }
+
+    /// Write the changed blocks of the image in the crash-safe order (see
+    /// [`FileWriter::flush`]).
+    fn write_out(&mut self) -> Result<()> {
+        let headers: std::collections::HashSet<u64> = self.objects.iter().map(|o| o.addr).collect();
+        let mut new_blocks = Vec::new();
+        let mut appended = Vec::new();
+        let mut in_place = Vec::new();
+        for (&at, b) in &self.meta {
+            if !b.dirty || at == 0 {
+                continue;
+            }
+            if self.space.is_fresh(at) {
+                new_blocks.push(at);
+            } else if headers.contains(&at) {
+                in_place.push(at);
+            } else {
+                // Global heap collections that gained objects: what the file references
+                // of them does not change.
+                appended.push(at);
+            }
+        }
+        self.inplace_other += appended.len() as u64;
+        let end = self.eoa;
         let file = self
             .file
             .as_mut()
             .ok_or_else(|| Error::new(ErrorKind::Closed, "the file was closed"))?;
-        for (&at, block) in &self.meta {
-            file.seek(SeekFrom::Start(at))?;
-            file.write_all(block)?;
+        // (1) New blocks, in space no structure on disk references.
+        if file.len()? < end {
+            file.set_len(end)?;
         }
-        file.set_len(align8(self.eoa))?;
+        for at in new_blocks.into_iter().chain(appended) {
+            if let Some(b) = self.meta.get_mut(&at) {
+                file.write_at(at, &b.bytes)?;
+                b.dirty = false;
+            }
+        }
+        // (2) The superblock: the new end of file (and root group).
+        self.space.commit();
+        if let Some(b) = self.meta.get_mut(&0) {
+            if b.dirty {
+                file.write_at(0, &b.bytes)?;
+                b.dirty = false;
+            }
+        }
+        // (3) Headers rewritten in place, one write each.
+        for at in in_place {
+            if let Some(b) = self.meta.get_mut(&at) {
+                file.write_at(at, &b.bytes)?;
+                b.dirty = false;
+            }
+        }
         file.flush()?;
+        self.space.complete();
         Ok(())
     }
 
@@ -646,7 +958,9 @@ impl FileWriter {
             }
         }
         if self.v1() || (o.attrs.len() <= MAX_COMPACT_ATTRS && !big) {
-            self.object_mut(id)?.dense_attrs = None;
+            if self.object_mut(id)?.dense_attrs.take().is_some() {
+                self.drop_structure((id.0, 1));
+            }
             return Ok(());
         }
         if o.dense_attrs.is_some() && !o.attrs_dirty {
@@ -658,7 +972,22 @@ impl FileWriter {
             objects.push(Message::Attribute(a.message(self)?).to_bytes(self.sizes));
             names.push(a.name.clone());
         }
-        let (heap, ids) = self.write_fractal_heap(&objects, 8)?;
+        let (heap, btree) =
+            self.rebuild((id.0, 1), |w| w.write_dense_attributes(&objects, &names))?;
+        let o = self.object_mut(id)?;
+        o.dense_attrs = Some((heap, btree));
+        o.attrs_dirty = false;
+        Ok(())
+    }
+
+    /// Dense attribute storage of these encoded attribute messages: a fractal heap and a
+    /// version 2 B-tree of name hashes; their addresses.
+    fn write_dense_attributes(
+        &mut self,
+        objects: &[Vec<u8>],
+        names: &[String],
+    ) -> Result<(u64, u64)> {
+        let (heap, ids) = self.write_fractal_heap(objects, 8)?;
         let mut records = Vec::with_capacity(ids.len());
         for (i, (name, id)) in names.iter().zip(&ids).enumerate() {
             let hash = h5_format::checksum::lookup3(name.as_bytes(), 0);
@@ -687,13 +1016,22 @@ impl FileWriter {
             },
             &recs,
         )?;
-        let o = self.object_mut(id)?;
-        o.dense_attrs = Some((heap, btree));
-        o.attrs_dirty = false;
-        Ok(())
+        Ok((heap, btree))
     }
 
     fn write_superblock(&mut self) -> Result<()> {
+        if let Some(sb) = self.inplace_superblock() {
+            let mut w = Writer::new(self.sizes);
+            sb.encode(&mut w);
+            ensure!(
+                w.len() as u64 == self.superblock_len,
+                Format,
+                "superblock of {} bytes where {} were",
+                w.len(),
+                self.superblock_len
+            );
+            return self.put(0, w.as_slice());
+        }
         let root = &self.objects[0];
         let eof = Addr(align8(self.eoa));
         let root_addr = Addr(root.addr);
@@ -764,6 +1102,19 @@ impl FileWriter {
         r
     }
 
+    /// From now on, fail the `fail_at`-th write or length change (counted from 1) and every
+    /// later one, as a full disk would.
+    #[cfg(test)]
+    pub(crate) fn inject_fault(&mut self, fail_at: u64) {
+        if let Some(inner) = self.file.take() {
+            self.file = Some(Box::new(super::io::FaultyIo {
+                inner,
+                fail_at,
+                done: 0,
+            }));
+        }
+    }
+
     /// Whether the file is still open.
     pub fn is_open(&self) -> bool {
         self.file.is_some()
@@ -771,7 +1122,7 @@ impl FileWriter {
 
     /// The object's reference count: its hard links, plus for a committed datatype every
     /// dataset and attribute that shares it (as the reference library counts them).
-    fn refcount(&self, id: ObjId) -> Result<u32> {
+    pub(crate) fn refcount(&self, id: ObjId) -> Result<u32> {
         let o = self.object(id)?;
         let mut n = o.refcount;
         if let Body::Datatype(_) = o.body {

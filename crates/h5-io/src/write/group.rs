@@ -69,17 +69,12 @@ pub(crate) struct Group {
 pub(crate) const MAX_COMPACT_LINKS: usize = 8;
 
 impl Group {
-    /// A new empty group of the writer's format (its local heap header is reserved now, so
-    /// the group's scratch-pad is valid from the start).
+    /// A new empty group of the writer's format (its symbol table, if any, is built at the
+    /// first flush).
     pub(crate) fn new(w: &mut FileWriter) -> Group {
-        let heap_addr = if w.format == FileFormat::Compatible {
-            w.alloc(LocalHeap::encoded_size(w.sizes) as u64)
-        } else {
-            0
-        };
         Group {
             links: BTreeMap::new(),
-            heap_addr,
+            heap_addr: 0,
             seg: (0, 0),
             btree_addr: 0,
             block: (0, 0),
@@ -87,6 +82,13 @@ impl Group {
             format: w.format,
             dense: None,
         }
+    }
+
+    /// A group read from a file keeps its symbol table where it is (B-tree root and local
+    /// heap) until its links change; then it is rebuilt in new space.
+    pub(crate) fn set_symbol_table(&mut self, btree: u64, heap: u64) {
+        self.btree_addr = btree;
+        self.heap_addr = heap;
     }
 
     /// Whether the links are kept as a symbol table (compatible format, and no link type a
@@ -234,8 +236,8 @@ impl Group {
         if !self.is_symbol_table() {
             return self.prepare_dense(w);
         }
-        // Cached group info of children may change when they are rebuilt: always refresh
-        // the entries, but reuse space when the structure has the same size.
+        // Cached group info of children may change when they are rebuilt: the entries are
+        // always computed again, and the structure rebuilt when they or the names changed.
         let sizes = w.sizes;
         // The local heap: the empty name at offset 0, then names (and soft link values).
         let mut seg = vec![0u8; 8];
@@ -273,12 +275,62 @@ impl Group {
             };
             entries.push(entry);
         }
-        let seg_len = seg.len() as u64;
-        if seg_len > self.seg.1 {
-            let cap = align8(seg_len);
-            self.seg = (w.alloc(cap), cap);
+        // Symbol table nodes of 2K entries; the B-tree's keys are the last name of each.
+        let per_node = 2 * GROUP_LEAF_K as usize;
+        let snod_size = SymbolTableNode::encoded_size(sizes, GROUP_LEAF_K) as u64;
+        let node_size = btree::node_size(sizes, NodeType::Group, 0, GROUP_INTERNAL_K) as u64;
+        let nnodes = entries.len().div_ceil(per_node);
+        let levels = btree_levels(nnodes, GROUP_INTERNAL_K);
+        let total = snod_size * nnodes as u64 + node_size * levels.iter().sum::<usize>() as u64;
+        // The nodes and the B-tree over them, placed at `base`.
+        let image = |base: u64| {
+            let mut children = Vec::with_capacity(nnodes);
+            let mut left = 0u64;
+            let mut buf = Writer::new(sizes);
+            for (i, n) in entries.chunks(per_node).enumerate() {
+                let node = SymbolTableNode {
+                    entries: n.to_vec(),
+                };
+                node.encode(&mut buf, GROUP_LEAF_K);
+                children.push((left, Addr(base + i as u64 * snod_size)));
+                left = n.last().map_or(left, |e| e.link_name_offset);
+            }
+            let tree_base = base + snod_size * nnodes as u64;
+            let (root, tree) = build_btree(
+                sizes,
+                tree_base,
+                &levels,
+                node_size,
+                GROUP_INTERNAL_K,
+                children,
+                left,
+                Keys::Group,
+            );
+            buf.put_bytes(&tree);
+            (root, buf.into_vec())
+        };
+        let seg_len = align8(seg.len() as u64);
+        // Unchanged (same names, entries and caches) when it encodes to the same bytes where
+        // it is: nothing is rewritten.
+        if self.btree_addr != 0 && seg_len <= self.seg.1 && total == self.block.1 {
+            let mut s = seg.clone();
+            s.resize(self.seg.1 as usize, 0);
+            let (root, bytes) = image(self.block.0);
+            if root == self.btree_addr
+                && w.same_bytes(self.seg.0, &s)?
+                && w.same_bytes(self.block.0, &bytes)?
+            {
+                self.dirty = false;
+                return Ok(());
+            }
         }
-        seg.resize(self.seg.1 as usize, 0);
+        // Changed: the heap, its data segment and the nodes go to new space (the blocks on
+        // disk stay as they are until no header references them; the flush retires them).
+        let heap_size = LocalHeap::encoded_size(sizes) as u64;
+        self.heap_addr = w.alloc(heap_size);
+        self.seg = (w.alloc(seg_len), seg_len);
+        self.block = (w.alloc(total), total);
+        seg.resize(seg_len as usize, 0);
         w.put(self.seg.0, &seg)?;
         let heap = LocalHeap {
             data_segment_size: self.seg.1,
@@ -288,47 +340,10 @@ impl Group {
         let mut hw = Writer::new(sizes);
         heap.encode(&mut hw);
         w.put(self.heap_addr, hw.as_slice())?;
-
-        // Symbol table nodes of 2K entries; the B-tree's keys are the last name of each.
-        let per_node = 2 * GROUP_LEAF_K as usize;
-        let nodes: Vec<&[SymbolTableEntry]> = entries.chunks(per_node).collect();
-        let snod_size = SymbolTableNode::encoded_size(sizes, GROUP_LEAF_K) as u64;
-        let node_size = btree::node_size(sizes, NodeType::Group, 0, GROUP_INTERNAL_K) as u64;
-        let levels = btree_levels(nodes.len(), GROUP_INTERNAL_K);
-        let total =
-            snod_size * nodes.len() as u64 + node_size * levels.iter().sum::<usize>() as u64;
-        if total > self.block.1 || self.dirty {
-            if total > self.block.1 {
-                self.block = (w.alloc(total), total);
-            }
-            self.dirty = false;
-        }
-        let base = self.block.0;
-        let mut children = Vec::with_capacity(nodes.len());
-        let mut left = 0u64;
-        let mut buf = Writer::new(sizes);
-        for (i, n) in nodes.iter().enumerate() {
-            let node = SymbolTableNode {
-                entries: n.to_vec(),
-            };
-            node.encode(&mut buf, GROUP_LEAF_K);
-            children.push((left, Addr(base + i as u64 * snod_size)));
-            left = n.last().map_or(left, |e| e.link_name_offset);
-        }
-        let tree_base = base + snod_size * nodes.len() as u64;
-        let (root, tree) = build_btree(
-            sizes,
-            tree_base,
-            &levels,
-            node_size,
-            GROUP_INTERNAL_K,
-            children,
-            left,
-            Keys::Group,
-        );
-        buf.put_bytes(&tree);
-        w.put(base, buf.as_slice())?;
+        let (root, bytes) = image(self.block.0);
+        w.put(self.block.0, &bytes)?;
         self.btree_addr = root;
+        self.dirty = false;
         Ok(())
     }
 }
@@ -551,6 +566,7 @@ impl FileWriter {
     }
 
     fn insert_link(&mut self, group: ObjId, name: &str, link: LinkSpec) -> Result<()> {
+        self.check_links_writable(group)?;
         let g = self.group_mut(group)?;
         ensure!(
             !g.links.contains_key(name),
