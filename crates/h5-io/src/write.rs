@@ -40,7 +40,7 @@ mod value;
 pub use copy::{copy_file, CopyOptions, CopyReport, DatasetHook, DEFAULT_MAX_READ};
 pub use dataset::{AllocTime, DatasetSpec, FillTime, StorageSpec};
 pub use file::{FileFormat, FileWriter, ObjId, ObjectKind};
-pub use group::LinkSpec;
+pub use group::{CreationOrder, GroupOptions, LinkSpec};
 
 use std::fmt;
 

@@ -16,8 +16,8 @@ use h5_types::Datatype;
 
 use super::attribute::Attr;
 use super::dataset::Dataset;
-use super::group::Group;
-use super::heap::GlobalHeap;
+use super::group::{CreationOrder, Group};
+use super::heap::{DenseAddrs, GlobalHeap};
 use super::{bail, ensure, Error, ErrorKind, Result};
 
 /// Which variant of the file format to write.
@@ -73,9 +73,13 @@ pub(crate) struct Object {
     pub(crate) attrs: Vec<Attr>,
     /// The first path the object was created at (for error messages).
     pub(crate) path: String,
-    /// Dense attribute storage (latest format, more than [`MAX_COMPACT_ATTRS`] attributes):
-    /// fractal heap and name index addresses, rebuilt at each flush.
-    pub(crate) dense_attrs: Option<(u64, u64)>,
+    /// Dense attribute storage (version 2 headers, more than [`MAX_COMPACT_ATTRS`]
+    /// attributes): fractal heap and index addresses, rebuilt at each flush.
+    pub(crate) dense_attrs: Option<DenseAddrs>,
+    /// Whether attribute creation order is tracked (and indexed).
+    pub(crate) attr_order: CreationOrder,
+    /// The creation index the next attribute gets.
+    pub(crate) attr_next: u32,
     /// Whether attributes changed since dense storage was last written.
     pub(crate) attrs_dirty: bool,
     /// The object comment (`H5Oset_comment`), if any.
@@ -332,6 +336,8 @@ impl FileWriter {
             attrs: Vec::new(),
             path,
             dense_attrs: None,
+            attr_order: CreationOrder::Untracked,
+            attr_next: 0,
             attrs_dirty: true,
             comment: None,
             body,
@@ -345,9 +351,9 @@ impl FileWriter {
         };
         let body: u64 = msgs
             .iter()
-            .map(|m| self.msg_header_len() + m.data.len() as u64)
+            .map(|m| self.msg_header_len(id) + m.data.len() as u64)
             .sum();
-        let cap0 = self.prefix_len(body + 256) + align8(body + 256);
+        let cap0 = self.prefix_len(id, body + 256) + align8(body + 256);
         let addr = self.alloc(cap0);
         let o = &mut self.objects[id.0];
         o.addr = addr;
@@ -359,17 +365,34 @@ impl FileWriter {
         self.format == FileFormat::Compatible
     }
 
-    fn msg_header_len(&self) -> u64 {
-        if self.v1() {
+    /// Whether the object has a version 1 header: in the compatible format, unless it tracks
+    /// attribute creation order (which needs a version 2 header, as the reference library's
+    /// `H5O_set_version` decides).
+    pub(crate) fn v1_header(&self, id: ObjId) -> bool {
+        self.v1()
+            && self
+                .object(id)
+                .is_ok_and(|o| o.attr_order == CreationOrder::Untracked)
+    }
+
+    /// Bytes of a message header: 8 in version 1 headers, 4 in version 2 headers (6 when
+    /// they track attribute creation order).
+    fn msg_header_len(&self, id: ObjId) -> u64 {
+        if self.v1_header(id) {
             8
+        } else if self
+            .object(id)
+            .is_ok_and(|o| o.attr_order != CreationOrder::Untracked)
+        {
+            6
         } else {
             4
         }
     }
 
     /// Bytes of chunk 0 that are not messages, for a body of `body` bytes.
-    fn prefix_len(&self, body: u64) -> u64 {
-        if self.v1() {
+    fn prefix_len(&self, id: ObjId, body: u64) -> u64 {
+        if self.v1_header(id) {
             16
         } else {
             let width = if body <= 0xff {
@@ -386,7 +409,7 @@ impl FileWriter {
     /// The object's header messages, encoded.
     fn header_messages(&self, id: ObjId) -> Result<Vec<RawMessage>> {
         let o = self.object(id)?;
-        let v1 = self.v1();
+        let v1 = self.v1_header(id);
         let mut msgs: Vec<(Message, u8)> = match &o.body {
             Body::Group(g) => g.messages(self, id)?,
             Body::Dataset(d) => d.messages(self)?,
@@ -411,41 +434,13 @@ impl FileWriter {
                 0,
             ));
         }
-        match o.dense_attrs {
-            Some((heap, names)) if !v1 => {
-                msgs.push((
-                    Message::AttributeInfo(h5_format::message::attribute_info::AttributeInfo {
-                        max_creation_index: None,
-                        fractal_heap_address: Addr(heap),
-                        name_btree_address: Addr(names),
-                        creation_order_btree_address: None,
-                    }),
-                    0,
-                ));
-            }
-            _ => {
-                if !v1 && !o.attrs.is_empty() {
-                    // Version 2 headers count their attributes through the Attribute Info
-                    // message (the reference library's H5O__attr_count_real): it must be
-                    // there, with undefined dense storage, for compact attributes too.
-                    msgs.push((
-                        Message::AttributeInfo(h5_format::message::attribute_info::AttributeInfo {
-                            max_creation_index: None,
-                            fractal_heap_address: Addr::UNDEF,
-                            name_btree_address: Addr::UNDEF,
-                            creation_order_btree_address: None,
-                        }),
-                        0,
-                    ));
-                }
-                for a in &o.attrs {
-                    msgs.push((Message::Attribute(a.message(self)?), 0));
-                }
-            }
-        }
+        let mut msgs: Vec<(Message, u8, Option<u16>)> =
+            msgs.into_iter().map(|(m, f)| (m, f, None)).collect();
+        msgs.extend(self.attribute_messages(id, v1)?);
         let mut out = Vec::with_capacity(msgs.len());
-        for (m, flags) in &msgs {
-            let raw = RawMessage::from_message(m, MessageFlags(*flags), self.sizes, v1);
+        for (m, flags, order) in &msgs {
+            let mut raw = RawMessage::from_message(m, MessageFlags(*flags), self.sizes, v1);
+            raw.creation_order = *order;
             if raw.data.len() > 0xffff {
                 bail!(
                     LimitExceeded,
@@ -464,8 +459,8 @@ impl FileWriter {
     /// when chunk 0 is full.
     fn write_header(&mut self, id: ObjId) -> Result<()> {
         let msgs = self.header_messages(id)?;
-        let hl = self.msg_header_len();
-        let v1 = self.v1();
+        let hl = self.msg_header_len(id);
+        let v1 = self.v1_header(id);
         let refcount = self.refcount(id)?;
         let (addr, cap0, cont) = {
             let o = self.object(id)?;
@@ -476,7 +471,7 @@ impl FileWriter {
             cap0 - 16
         } else {
             let mut b = cap0 - 11;
-            while self.prefix_len(b) + b > cap0 {
+            while self.prefix_len(id, b) + b > cap0 {
                 b -= 1;
             }
             b
@@ -486,7 +481,7 @@ impl FileWriter {
         let mut chunks = Vec::new();
         let mut new_cont = cont;
         if total <= body0 {
-            chunks.push(self.fill_chunk(Addr(addr), msgs, body0)?);
+            chunks.push(self.fill_chunk(Addr(addr), msgs, body0, hl)?);
         } else {
             let cont_msg_len = hl + 2 * self.sizes.offset as u64;
             let mut used = 0;
@@ -520,8 +515,8 @@ impl FileWriter {
                 self.sizes,
                 v1,
             ));
-            chunks.push(self.fill_chunk(Addr(addr), first, body0)?);
-            chunks.push(self.fill_chunk(Addr(caddr), rest, ccap - cont_extra)?);
+            chunks.push(self.fill_chunk(Addr(addr), first, body0, hl)?);
+            chunks.push(self.fill_chunk(Addr(caddr), rest, ccap - cont_extra, hl)?);
         }
         let prefix = if v1 {
             Prefix::V1 {
@@ -536,7 +531,7 @@ impl FileWriter {
                 _ => 2,
             };
             Prefix::V2 {
-                flags: code,
+                flags: code | self.object(id)?.attr_order.header_flags(),
                 times: None,
                 attr_phase_change: None,
             }
@@ -553,8 +548,13 @@ impl FileWriter {
     }
 
     /// A chunk of exactly `body` bytes of messages: `msgs`, then NIL messages or a gap.
-    fn fill_chunk(&self, address: Addr, mut msgs: Vec<RawMessage>, body: u64) -> Result<Chunk> {
-        let hl = self.msg_header_len();
+    fn fill_chunk(
+        &self,
+        address: Addr,
+        mut msgs: Vec<RawMessage>,
+        body: u64,
+        hl: u64,
+    ) -> Result<Chunk> {
         let used: u64 = msgs.iter().map(|m| hl + m.data.len() as u64).sum();
         ensure!(
             used <= body,
@@ -628,69 +628,6 @@ impl FileWriter {
         };
         self.object_mut(id)?.body = body;
         r
-    }
-
-    /// Write dense attribute storage when a version 2 header has too many attributes: the
-    /// attribute messages in a fractal heap, indexed by a version 2 B-tree of name hashes
-    /// (record type 8).
-    fn prepare_attributes(&mut self, id: ObjId) -> Result<()> {
-        let o = self.object(id)?;
-        // Dense storage when there are many attributes, or one too big for a header message.
-        let mut big = false;
-        if !self.v1() {
-            for a in &o.attrs {
-                let len = Message::Attribute(a.message(self)?)
-                    .to_bytes(self.sizes)
-                    .len();
-                big |= len > 0xffff - 64;
-            }
-        }
-        if self.v1() || (o.attrs.len() <= MAX_COMPACT_ATTRS && !big) {
-            self.object_mut(id)?.dense_attrs = None;
-            return Ok(());
-        }
-        if o.dense_attrs.is_some() && !o.attrs_dirty {
-            return Ok(());
-        }
-        let mut objects = Vec::with_capacity(o.attrs.len());
-        let mut names = Vec::with_capacity(o.attrs.len());
-        for a in &o.attrs {
-            objects.push(Message::Attribute(a.message(self)?).to_bytes(self.sizes));
-            names.push(a.name.clone());
-        }
-        let (heap, ids) = self.write_fractal_heap(&objects, 8)?;
-        let mut records = Vec::with_capacity(ids.len());
-        for (i, (name, id)) in names.iter().zip(&ids).enumerate() {
-            let hash = h5_format::checksum::lookup3(name.as_bytes(), 0);
-            let mut heap_id = [0u8; 8];
-            heap_id.copy_from_slice(&id[..8]);
-            records.push((
-                hash,
-                name,
-                h5_format::btree::v2::Record::AttributeName {
-                    heap_id,
-                    message_flags: 0,
-                    creation_order: i as u32,
-                    hash,
-                },
-            ));
-        }
-        records.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
-        let recs: Vec<_> = records.into_iter().map(|r| r.2).collect();
-        let btree = self.write_btree2(
-            &super::btree2::Btree2Params {
-                record_type: 8,
-                node_size: 512,
-                record_size: 17,
-                split_percent: 100,
-                merge_percent: 40,
-            },
-            &recs,
-        )?;
-        let o = self.object_mut(id)?;
-        o.dense_attrs = Some((heap, btree));
-        o.attrs_dirty = false;
-        Ok(())
     }
 
     fn write_superblock(&mut self) -> Result<()> {
