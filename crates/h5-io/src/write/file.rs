@@ -95,11 +95,9 @@ pub(crate) struct Object {
 /// file; [`FileWriter::close`] flushes and reports the result; dropping a writer that was not
 /// closed flushes and prints any error to standard error (a destructor cannot return one).
 ///
-/// Not written yet: fractal heaps beyond one root indirect block of direct blocks (dense
-/// storage of more than about 512 KiB of link or attribute messages, huge objects excepted),
-/// filtered huge objects, shared object header messages, creation-order tracking, virtual
-/// datasets, raw data in external files, undefined fill values set through the public API
-/// (copies keep them), modification times.
+/// Not written yet: free-space managers of fractal heaps, filtered fractal heaps, shared
+/// object header messages, virtual datasets, raw data in external files, undefined fill
+/// values set through the public API (copies keep them), modification times.
 #[derive(Debug)]
 pub struct FileWriter {
     file: Option<fs::File>,

@@ -309,6 +309,8 @@ impl FileWriter {
         } else if last_end <= dt.start_block_size {
             h.root_block = direct.values().next().map_or(Addr::UNDEF, |d| d.1);
             h.managed_space = dt.start_block_size;
+            // The reference library leaves the iterator at 0 while the root is a direct block.
+            h.direct_block_iterator_offset = 0;
         } else {
             // The root's rows: one, doubling until the last block's row is covered.
             let (last_row, _) = dt
@@ -386,3 +388,6 @@ impl FileWriter {
         Ok(at)
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,417 @@
+//! Link and attribute creation-order tracking (h5py's `track_order=True`) and dense storage of
+//! any size (fractal heaps with nested indirect blocks, huge objects), judged by h5py, h5dump
+//! and our own reader, in both formats.
+
+mod write_support;
+
+use std::path::{Path, PathBuf};
+
+use h5::write::{CreationOrder, GroupOptions};
+use h5::FileFormat;
+use write_support::{dump, py, FORMATS};
+
+fn tmp(name: &str, format: FileFormat) -> PathBuf {
+    write_support::tmp_in("order", name, format)
+}
+
+/// Run a Python snippet (no file opened for it); its stdout, or `None` without h5py.
+fn py_script(body: &str, args: &[&str]) -> Option<String> {
+    let exe = h5_oracle::require("h5py", h5_oracle::h5py())?;
+    let script = format!("import sys, h5py, numpy as np\n{body}\n");
+    let mut all = vec!["-c", script.as_str()];
+    all.extend_from_slice(args);
+    let out = h5_oracle::run(&exe, &all, b"").unwrap_or_else(|e| panic!("python failed: {e}"));
+    Some(String::from_utf8(out).unwrap())
+}
+
+/// Names in an order that is neither name order nor its reverse.
+fn scrambled(prefix: &str, n: usize) -> Vec<String> {
+    (0..n)
+        .map(|i| format!("{prefix}{:03}", (i * 7 + 3) % n))
+        .collect()
+}
+
+/// The h5dump output without the first line (which names the file).
+fn body(dump: &str) -> String {
+    dump.lines().skip(1).collect::<Vec<_>>().join("\n")
+}
+
+/// Write with our writer what `h5py_twin` writes with h5py: a root group, a group `g`, a
+/// dataset `d`, all with `track_order=True`, `links` links in `g` and `attrs` attributes on
+/// each of the three.
+fn write_ours(path: &Path, format: FileFormat, links: usize, attrs: usize) {
+    let f = h5::File::create_with(path, format).unwrap();
+    f.set_link_order(CreationOrder::Indexed).unwrap();
+    f.set_attr_order(CreationOrder::Indexed).unwrap();
+    let g = f
+        .create_group_with("g", GroupOptions::track_order())
+        .unwrap();
+    for n in scrambled("n", links) {
+        g.create_group(&n).unwrap();
+    }
+    let d = f
+        .new_dataset::<i64>()
+        .shape(&[3])
+        .attr_order(CreationOrder::Indexed)
+        .create("d")
+        .unwrap();
+    d.write(&[0, 1, 2]).unwrap();
+    for (i, n) in scrambled("a", attrs).iter().enumerate() {
+        for obj in [
+            f.new_attr::<i64>(),
+            g.new_attr::<i64>(),
+            d.new_attr::<i64>(),
+        ] {
+            obj.create(n).unwrap().write(&[i as i64]).unwrap();
+        }
+    }
+    f.close().unwrap();
+}
+
+/// The same file made by h5py (`libver` "earliest" for the compatible format, "latest"
+/// otherwise); `None` without h5py.
+fn h5py_twin(path: &Path, format: FileFormat, links: usize, attrs: usize) -> Option<()> {
+    let libver = match format {
+        FileFormat::Compatible => "earliest",
+        _ => "latest",
+    };
+    let script = "path, libver, links, attrs = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])\n\
+        sc = lambda p, n: ['%s%03d' % (p, (i * 7 + 3) % n) for i in range(n)]\n\
+        f = h5py.File(path, 'w', libver=libver, track_order=True)\n\
+        g = f.create_group('g', track_order=True)\n\
+        for n in sc('n', links): g.create_group(n)\n\
+        d = f.create_dataset('d', data=np.arange(3, dtype='<i8'), track_order=True)\n\
+        for i, n in enumerate(sc('a', attrs)):\n    \
+            for o in (f, g, d): o.attrs.create(n, np.int64(i))\n\
+        f.close()";
+    py_script(
+        script,
+        &[
+            path.to_str().unwrap(),
+            libver,
+            &links.to_string(),
+            &attrs.to_string(),
+        ],
+    )
+    .map(|_| ())
+}
+
+#[test]
+fn creation_order_matches_h5py_track_order() {
+    // Compact (3 links, 4 attributes) and dense (20 links, 12 attributes) storage.
+    for format in FORMATS {
+        for (links, attrs) in [(3, 4), (20, 12)] {
+            let name = format!("order-{links}-{attrs}");
+            let ours = tmp(&name, format);
+            write_ours(&ours, format, links, attrs);
+
+            // Our reader: creation order everywhere.
+            let r = h5::File::open(&ours).unwrap();
+            let g = r.group("/g").unwrap();
+            let got: Vec<String> = g
+                .links_by_creation_order()
+                .unwrap()
+                .into_iter()
+                .map(|l| l.name)
+                .collect();
+            assert_eq!(got, scrambled("n", links), "{format:?}");
+            let d = r.dataset("/d").unwrap();
+            let got: Vec<String> = d
+                .attrs_by_creation_order()
+                .unwrap()
+                .iter()
+                .map(|a| a.name().to_owned())
+                .collect();
+            assert_eq!(got, scrambled("a", attrs), "{format:?}");
+            let obj = g.object();
+            assert_eq!(
+                h5::io::write::GroupOptions::of_source(obj),
+                GroupOptions::track_order()
+            );
+            drop(r);
+
+            // h5py iterates in creation order.
+            let script = "print(list(f['g'].keys()))\nprint(list(f['g'].attrs))\n\
+                          print(list(f['d'].attrs))\nprint(list(f.attrs))\nprint(list(f.keys()))";
+            if let Some(out) = py(&ours, script) {
+                let n = scrambled("n", links);
+                let a = scrambled("a", attrs);
+                let expect =
+                    format!("{n:?}\n{a:?}\n{a:?}\n{a:?}\n{:?}", ["g", "d"]).replace('"', "'");
+                assert_eq!(out.trim(), expect, "{format:?} {links} {attrs}");
+            }
+
+            // h5dump by creation order: the same as h5py's own file.
+            let theirs = tmp(&format!("{name}-h5py"), format);
+            if h5py_twin(&theirs, format, links, attrs).is_none() {
+                continue;
+            }
+            let args = ["-q", "creation_order"];
+            let (Some(a), Some(b)) = (dump(&ours, &args), dump(&theirs, &args)) else {
+                continue;
+            };
+            assert_eq!(body(&a), body(&b), "{format:?} {links} {attrs}");
+            // And both by name.
+            let (Some(a), Some(b)) = (dump(&ours, &[]), dump(&theirs, &[])) else {
+                continue;
+            };
+            assert_eq!(body(&a), body(&b), "{format:?} {links} {attrs}");
+        }
+    }
+}
+
+#[test]
+fn creation_order_needs_an_empty_group_and_explicit_indexes_are_kept() {
+    let p = tmp("explicit", FileFormat::Latest);
+    let f = h5::File::create_with(&p, FileFormat::Latest).unwrap();
+    let g = f.create_group("g").unwrap();
+    g.create_group("x").unwrap();
+    assert!(g.set_link_order(CreationOrder::Tracked).is_err());
+    g.new_attr::<u8>().create("a").unwrap();
+    assert!(g.set_attr_order(CreationOrder::Tracked).is_err());
+    f.close().unwrap();
+    // Explicit creation indexes (what a copy sets) decide the order.
+    let p = tmp("explicit2", FileFormat::Compatible);
+    let mut w = h5::io::write::FileWriter::create(&p, FileFormat::Compatible).unwrap();
+    let root = w.root();
+    let opts = GroupOptions {
+        link_order: CreationOrder::Tracked,
+        attr_order: CreationOrder::Tracked,
+    };
+    let g = w.create_group_with(root, "g", &opts).unwrap();
+    for n in ["a", "b", "c"] {
+        w.create_group(g, n).unwrap();
+    }
+    w.set_link_creation_index(g, "a", 10).unwrap();
+    w.set_link_creation_index(g, "c", 0).unwrap();
+    w.create_group(g, "d").unwrap();
+    assert_eq!(
+        w.link_names_by_creation_order(g).unwrap(),
+        ["c", "b", "a", "d"]
+    );
+    let t = <u8 as h5::H5Type>::h5_type();
+    let space = h5::io::selection::Dataspace::Scalar;
+    for n in ["x", "y"] {
+        w.create_attribute(g, n, &t, None, space.clone()).unwrap();
+    }
+    w.set_attribute_creation_index(g, "x", 5).unwrap();
+    assert_eq!(w.attribute_names_by_creation_order(g).unwrap(), ["y", "x"]);
+    w.close().unwrap();
+    let r = h5::File::open(&p).unwrap();
+    let g = r.group("/g").unwrap();
+    let links: Vec<(String, Option<u64>)> = g
+        .links_by_creation_order()
+        .unwrap()
+        .into_iter()
+        .map(|l| (l.name, l.creation_order))
+        .collect();
+    assert_eq!(
+        links,
+        [
+            ("c".to_owned(), Some(0)),
+            ("b".to_owned(), Some(1)),
+            ("a".to_owned(), Some(10)),
+            ("d".to_owned(), Some(11))
+        ]
+    );
+    let attrs: Vec<(String, Option<u64>)> = g
+        .attrs_by_creation_order()
+        .unwrap()
+        .iter()
+        .map(|a| (a.name().to_owned(), a.creation_order()))
+        .collect();
+    assert_eq!(
+        attrs,
+        [("y".to_owned(), Some(1)), ("x".to_owned(), Some(5))]
+    );
+    if let Some(out) = py(&p, "print(list(f['g'].keys()), list(f['g'].attrs))") {
+        assert_eq!(out.trim(), "['c', 'b', 'a', 'd'] ['y', 'x']");
+    }
+}
+
+/// Run a Python snippet with `f` = the file opened by h5py for writing.
+fn py_rw(path: &Path, body: &str) -> Option<String> {
+    py_script(
+        &format!("f = h5py.File(sys.argv[1], 'r+')\n{body}\nf.close()"),
+        &[path.to_str().unwrap()],
+    )
+}
+
+fn long_name(i: usize) -> String {
+    format!("link {i:05} {}", "x".repeat(180))
+}
+
+#[test]
+fn dense_storage_of_any_size() {
+    // 30,000 links with long names (6 MB of link messages) and 20,000 attributes of 100
+    // bytes: fractal heaps with indirect blocks inside the root indirect block; links and
+    // attributes bigger than 4 KiB are huge heap objects. Creation order tracked and
+    // indexed on `big` and `d`; `plain` tracks nothing (in the compatible format its 20,000
+    // attributes live in version 1 header continuation chunks).
+    const LINKS: usize = 30_000;
+    const ATTRS: usize = 20_000;
+    let huge_target = format!("/far/{}", "t".repeat(5000));
+    let big_attr: Vec<f64> = (0..25_000).map(|i| f64::from(i) * 0.5).collect();
+    for format in FORMATS {
+        let p = tmp("huge", format);
+        let t0 = std::time::Instant::now();
+        let f = h5::File::create_with(&p, format).unwrap();
+        let g = f
+            .create_group_with("big", GroupOptions::track_order())
+            .unwrap();
+        for i in (0..LINKS).rev() {
+            g.link_soft(&format!("/t/{i}"), &long_name(i)).unwrap();
+            if i == LINKS / 2 {
+                g.link_soft(&huge_target, "huge link").unwrap();
+                g.create_group("a group").unwrap();
+            }
+        }
+        eprintln!("links {:?}", t0.elapsed());
+        let d = f
+            .new_dataset::<u8>()
+            .shape(&[1])
+            .attr_order(CreationOrder::Indexed)
+            .create("d")
+            .unwrap();
+        let plain = f.new_dataset::<u8>().shape(&[1]).create("plain").unwrap();
+        for i in 0..ATTRS {
+            let v: Vec<u8> = (0..100).map(|k| ((i + k) % 251) as u8).collect();
+            for obj in [&d, &plain] {
+                obj.new_attr::<u8>()
+                    .shape(&[100])
+                    .create(&format!("attr {:05}", ATTRS - 1 - i))
+                    .unwrap()
+                    .write(&v)
+                    .unwrap();
+            }
+            if i == 7 {
+                d.new_attr::<f64>()
+                    .shape(&[25_000])
+                    .create("huge")
+                    .unwrap()
+                    .write(&big_attr)
+                    .unwrap();
+                d.new_attr::<u64>()
+                    .shape(&[600])
+                    .create("over 4 KiB")
+                    .unwrap()
+                    .write(&(0..600).collect::<Vec<u64>>())
+                    .unwrap();
+            }
+        }
+        eprintln!("attrs {:?}", t0.elapsed());
+        f.close().unwrap();
+        eprintln!("close {:?}", t0.elapsed());
+
+        // Our reader.
+        let r = h5::File::open(&p).unwrap();
+        let rg = r.group("/big").unwrap();
+        let links = rg.links_by_creation_order().unwrap();
+        eprintln!("read links {:?}", t0.elapsed());
+        assert_eq!(links.len(), LINKS + 2);
+        assert_eq!(links[0].name, long_name(LINKS - 1));
+        assert_eq!(links[LINKS / 2 - 1].name, long_name(LINKS / 2));
+        assert_eq!(links[LINKS / 2].name, "huge link");
+        assert_eq!(links[LINKS / 2 + 1].name, "a group");
+        assert_eq!(links[LINKS + 1].name, long_name(0));
+        match &rg.link("huge link").unwrap().target {
+            h5::read::LinkTarget::Soft(t) => assert_eq!(t, &huge_target),
+            t => panic!("{t:?}"),
+        }
+        let rd = r.dataset("/d").unwrap();
+        let attrs = rd.attrs_by_creation_order().unwrap();
+        eprintln!("read attrs {:?}", t0.elapsed());
+        assert_eq!(attrs.len(), ATTRS + 2);
+        assert_eq!(attrs[0].name(), format!("attr {:05}", ATTRS - 1));
+        assert_eq!(attrs[8].name(), "huge");
+        let v: Vec<f64> = rd.attr("huge").unwrap().read().unwrap();
+        eprintln!("read huge {:?}", t0.elapsed());
+        assert_eq!(v, big_attr);
+        let v: Vec<u8> = rd.attr("attr 00000").unwrap().read().unwrap();
+        assert_eq!(v[0], ((ATTRS - 1) % 251) as u8);
+        assert_eq!(r.dataset("/plain").unwrap().attrs().unwrap().len(), ATTRS);
+        drop(r);
+        eprintln!("read {:?}", t0.elapsed());
+
+        // h5py (creation order, lookups by name through the name indexes).
+        let script = format!(
+            "g = f['big']\nk = list(g.keys())\n\
+             print(len(k), k[0][:10], k[{half} - 1][:10], k[{half}], k[{half} + 1], k[-1][:10])\n\
+             print(g.get('huge link', getlink=True).path == '{huge_target}', \
+             g.get('{name}', getlink=True).path)\n\
+             a = f['d'].attrs\nn = list(a)\n\
+             print(len(n), n[0], n[8], n[9], n[-1], a['huge'].sum(), a['over 4 KiB'][599], a['attr 12345'][:3].tolist())\n\
+             print(len(f['plain'].attrs), f['plain'].attrs['attr 00001'][:2].tolist())",
+            half = LINKS / 2,
+            name = long_name(777)
+        );
+        if let Some(out) = py(&p, &script) {
+            assert_eq!(
+                out.trim(),
+                format!(
+                    "30002 link 29999 link 15000 huge link a group link 00000\n\
+                     True /t/777\n\
+                     20002 attr 19999 huge over 4 KiB attr 00000 156243750.0 599 [124, 125, 126]\n\
+                     20000 [169, 170]"
+                ),
+                "{format:?}"
+            );
+        }
+        // h5dump finds attributes by name in the dense name index.
+        if let Some(out) = dump(&p, &["-a", "/d/attr 12345", "-a", "/d/huge"]) {
+            write_support::assert_contains(
+                &out,
+                &[
+                    "(0): 124, 125, 126, 127, 128,",
+                    "(24995): 12497.5, 12498, 12498.5, 12499, 12499.5",
+                ],
+            );
+        }
+        // The reference library adds to our heaps and B-trees.
+        if py_rw(
+            &p,
+            "f['big'].create_group('one more')\nf['d'].attrs['one more'] = 1",
+        )
+        .is_some()
+        {
+            let out = py(
+                &p,
+                "print(len(f['big']), list(f['big'])[-1], len(f['d'].attrs), list(f['d'].attrs)[-1])",
+            )
+            .unwrap();
+            assert_eq!(out.trim(), "30003 one more 20003 one more", "{format:?}");
+        }
+    }
+}
+
+#[test]
+fn compatible_format_refuses_an_attribute_over_64_kib_unless_order_is_tracked() {
+    let p = tmp("limit", FileFormat::Compatible);
+    let f = h5::File::create_with(&p, FileFormat::Compatible).unwrap();
+    let e = f
+        .new_attr::<u8>()
+        .shape(&[70_000])
+        .create("too big")
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("64 KiB") && e.to_string().contains("version 1"),
+        "{e}"
+    );
+    // A version 2 header (creation order tracked) takes it, in dense storage.
+    let d = f
+        .new_dataset::<u8>()
+        .shape(&[1])
+        .attr_order(CreationOrder::Tracked)
+        .create("d")
+        .unwrap();
+    d.new_attr::<u8>()
+        .shape(&[70_000])
+        .create("big")
+        .unwrap()
+        .write(&vec![7u8; 70_000])
+        .unwrap();
+    f.close().unwrap();
+    if let Some(out) = py(&p, "a = f['d'].attrs['big']\nprint(a.shape, a.sum())") {
+        assert_eq!(out.trim(), "(70000,) 490000");
+    }
+}
