@@ -19,6 +19,16 @@
 //! extensible array and version 2 B-tree chunk indexes chosen as the reference library
 //! chooses them; readable by 1.10 and later).
 //!
+//! Groups with more than eight links and objects with more than eight attributes (or an
+//! attribute too big for a header message) use dense storage in version 2 headers: a
+//! fractal heap of any size (laid out as the reference library lays it out, huge objects
+//! over 4 KiB included) indexed by version 2 B-trees. Link and attribute creation order can
+//! be tracked and indexed ([`GroupOptions`], [`CreationOrder`]); as in the reference library,
+//! a group tracking link creation order is a link-message group in the compatible format
+//! too, and an object tracking attribute creation order gets a version 2 header (with dense
+//! attribute storage) in either format. Without it, the compatible format keeps attributes
+//! in version 1 headers, where one attribute message holds 65535 bytes at most.
+//!
 //! Existing files: [`copy_file`] copies everything the reader opened into a writer (what
 //! `h5 repack` does), and [`FileWriter::open_rw`] opens a file for writing by loading it
 //! whole into a new writer of the file's format this way and replacing the file with the

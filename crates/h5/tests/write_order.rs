@@ -241,108 +241,94 @@ fn long_name(i: usize) -> String {
     format!("link {i:05} {}", "x".repeat(180))
 }
 
+/// A file with a group `big` of `links` soft links with long names plus a huge link and a
+/// group (links and attributes tracked and indexed), and datasets `d` (attribute order
+/// tracked and indexed) and `plain` (not tracked) with `attrs` attributes of 100 bytes; `d`
+/// also has two attributes over 4 KiB (huge heap objects). Everything is created in reverse
+/// name order.
+fn write_dense(p: &Path, format: FileFormat, links: usize, attrs: usize) {
+    let f = h5::File::create_with(p, format).unwrap();
+    let g = f
+        .create_group_with("big", GroupOptions::track_order())
+        .unwrap();
+    for i in (0..links).rev() {
+        g.link_soft(&format!("/t/{i}"), &long_name(i)).unwrap();
+        if i == links / 2 {
+            g.link_soft(&huge_target(), "huge link").unwrap();
+            g.create_group("a group").unwrap();
+        }
+    }
+    let d = f
+        .new_dataset::<u8>()
+        .shape(&[1])
+        .attr_order(CreationOrder::Indexed)
+        .create("d")
+        .unwrap();
+    let plain = f.new_dataset::<u8>().shape(&[1]).create("plain").unwrap();
+    for i in 0..attrs {
+        let v: Vec<u8> = (0..100).map(|k| ((i + k) % 251) as u8).collect();
+        for obj in [&d, &plain] {
+            obj.new_attr::<u8>()
+                .shape(&[100])
+                .create(&format!("attr {:05}", attrs - 1 - i))
+                .unwrap()
+                .write(&v)
+                .unwrap();
+        }
+        if i == 7 {
+            d.new_attr::<f64>()
+                .shape(&[25_000])
+                .create("huge")
+                .unwrap()
+                .write(&big_attr())
+                .unwrap();
+            d.new_attr::<u64>()
+                .shape(&[600])
+                .create("over 4 KiB")
+                .unwrap()
+                .write(&(0..600).collect::<Vec<u64>>())
+                .unwrap();
+        }
+    }
+    f.close().unwrap();
+}
+
+fn huge_target() -> String {
+    format!("/far/{}", "t".repeat(5000))
+}
+
+fn big_attr() -> Vec<f64> {
+    (0..25_000).map(|i| f64::from(i) * 0.5).collect()
+}
+
+/// The first bytes of attribute `attr NNNNN` of `write_dense(.., attrs)`.
+fn attr_start(attrs: usize, n: usize) -> Vec<u8> {
+    let i = attrs - 1 - n;
+    (0..3).map(|k| ((i + k) % 251) as u8).collect()
+}
+
 #[test]
 fn dense_storage_of_any_size() {
     // 30,000 links with long names (6 MB of link messages) and 20,000 attributes of 100
     // bytes: fractal heaps with indirect blocks inside the root indirect block; links and
-    // attributes bigger than 4 KiB are huge heap objects. Creation order tracked and
-    // indexed on `big` and `d`; `plain` tracks nothing (in the compatible format its 20,000
-    // attributes live in version 1 header continuation chunks).
+    // attributes bigger than 4 KiB are huge heap objects. In the compatible format the
+    // 20,000 attributes of `plain` live in version 1 header continuation chunks.
     const LINKS: usize = 30_000;
     const ATTRS: usize = 20_000;
-    let huge_target = format!("/far/{}", "t".repeat(5000));
-    let big_attr: Vec<f64> = (0..25_000).map(|i| f64::from(i) * 0.5).collect();
     for format in FORMATS {
         let p = tmp("huge", format);
-        let t0 = std::time::Instant::now();
-        let f = h5::File::create_with(&p, format).unwrap();
-        let g = f
-            .create_group_with("big", GroupOptions::track_order())
-            .unwrap();
-        for i in (0..LINKS).rev() {
-            g.link_soft(&format!("/t/{i}"), &long_name(i)).unwrap();
-            if i == LINKS / 2 {
-                g.link_soft(&huge_target, "huge link").unwrap();
-                g.create_group("a group").unwrap();
-            }
-        }
-        eprintln!("links {:?}", t0.elapsed());
-        let d = f
-            .new_dataset::<u8>()
-            .shape(&[1])
-            .attr_order(CreationOrder::Indexed)
-            .create("d")
-            .unwrap();
-        let plain = f.new_dataset::<u8>().shape(&[1]).create("plain").unwrap();
-        for i in 0..ATTRS {
-            let v: Vec<u8> = (0..100).map(|k| ((i + k) % 251) as u8).collect();
-            for obj in [&d, &plain] {
-                obj.new_attr::<u8>()
-                    .shape(&[100])
-                    .create(&format!("attr {:05}", ATTRS - 1 - i))
-                    .unwrap()
-                    .write(&v)
-                    .unwrap();
-            }
-            if i == 7 {
-                d.new_attr::<f64>()
-                    .shape(&[25_000])
-                    .create("huge")
-                    .unwrap()
-                    .write(&big_attr)
-                    .unwrap();
-                d.new_attr::<u64>()
-                    .shape(&[600])
-                    .create("over 4 KiB")
-                    .unwrap()
-                    .write(&(0..600).collect::<Vec<u64>>())
-                    .unwrap();
-            }
-        }
-        eprintln!("attrs {:?}", t0.elapsed());
-        f.close().unwrap();
-        eprintln!("close {:?}", t0.elapsed());
-
-        // Our reader.
-        let r = h5::File::open(&p).unwrap();
-        let rg = r.group("/big").unwrap();
-        let links = rg.links_by_creation_order().unwrap();
-        eprintln!("read links {:?}", t0.elapsed());
-        assert_eq!(links.len(), LINKS + 2);
-        assert_eq!(links[0].name, long_name(LINKS - 1));
-        assert_eq!(links[LINKS / 2 - 1].name, long_name(LINKS / 2));
-        assert_eq!(links[LINKS / 2].name, "huge link");
-        assert_eq!(links[LINKS / 2 + 1].name, "a group");
-        assert_eq!(links[LINKS + 1].name, long_name(0));
-        match &rg.link("huge link").unwrap().target {
-            h5::read::LinkTarget::Soft(t) => assert_eq!(t, &huge_target),
-            t => panic!("{t:?}"),
-        }
-        let rd = r.dataset("/d").unwrap();
-        let attrs = rd.attrs_by_creation_order().unwrap();
-        eprintln!("read attrs {:?}", t0.elapsed());
-        assert_eq!(attrs.len(), ATTRS + 2);
-        assert_eq!(attrs[0].name(), format!("attr {:05}", ATTRS - 1));
-        assert_eq!(attrs[8].name(), "huge");
-        let v: Vec<f64> = rd.attr("huge").unwrap().read().unwrap();
-        eprintln!("read huge {:?}", t0.elapsed());
-        assert_eq!(v, big_attr);
-        let v: Vec<u8> = rd.attr("attr 00000").unwrap().read().unwrap();
-        assert_eq!(v[0], ((ATTRS - 1) % 251) as u8);
-        assert_eq!(r.dataset("/plain").unwrap().attrs().unwrap().len(), ATTRS);
-        drop(r);
-        eprintln!("read {:?}", t0.elapsed());
-
+        write_dense(&p, format, LINKS, ATTRS);
         // h5py (creation order, lookups by name through the name indexes).
         let script = format!(
             "g = f['big']\nk = list(g.keys())\n\
              print(len(k), k[0][:10], k[{half} - 1][:10], k[{half}], k[{half} + 1], k[-1][:10])\n\
-             print(g.get('huge link', getlink=True).path == '{huge_target}', \
+             print(g.get('huge link', getlink=True).path == '{huge}', \
              g.get('{name}', getlink=True).path)\n\
              a = f['d'].attrs\nn = list(a)\n\
              print(len(n), n[0], n[8], n[9], n[-1], a['huge'].sum(), a['over 4 KiB'][599], a['attr 12345'][:3].tolist())\n\
-             print(len(f['plain'].attrs), f['plain'].attrs['attr 00001'][:2].tolist())",
+             print(len(f['plain'].attrs), f['plain'].attrs['attr 00001'][:3].tolist())",
             half = LINKS / 2,
+            huge = huge_target(),
             name = long_name(777)
         );
         if let Some(out) = py(&p, &script) {
@@ -351,8 +337,10 @@ fn dense_storage_of_any_size() {
                 format!(
                     "30002 link 29999 link 15000 huge link a group link 00000\n\
                      True /t/777\n\
-                     20002 attr 19999 huge over 4 KiB attr 00000 156243750.0 599 [124, 125, 126]\n\
-                     20000 [169, 170]"
+                     20002 attr 19999 huge over 4 KiB attr 00000 156243750.0 599 {:?}\n\
+                     20000 {:?}",
+                    attr_start(ATTRS, 12345),
+                    attr_start(ATTRS, 1)
                 ),
                 "{format:?}"
             );
@@ -380,6 +368,56 @@ fn dense_storage_of_any_size() {
             )
             .unwrap();
             assert_eq!(out.trim(), "30003 one more 20003 one more", "{format:?}");
+        }
+    }
+}
+
+#[test]
+fn dense_storage_with_nested_heap_blocks_reads_back() {
+    // Big enough for indirect blocks inside the root indirect block (over 512 KiB of link
+    // messages, over 512 KiB of attribute messages), small enough for our reader to list
+    // everything quickly.
+    const LINKS: usize = 3_000;
+    const ATTRS: usize = 4_000;
+    for format in FORMATS {
+        let p = tmp("nested", format);
+        write_dense(&p, format, LINKS, ATTRS);
+        let r = h5::File::open(&p).unwrap();
+        let rg = r.group("/big").unwrap();
+        let links = rg.links_by_creation_order().unwrap();
+        assert_eq!(links.len(), LINKS + 2);
+        assert_eq!(links[0].name, long_name(LINKS - 1));
+        assert_eq!(links[LINKS / 2 - 1].name, long_name(LINKS / 2));
+        assert_eq!(links[LINKS / 2].name, "huge link");
+        assert_eq!(links[LINKS / 2 + 1].name, "a group");
+        assert_eq!(links[LINKS + 1].name, long_name(0));
+        match &links[LINKS / 2].target {
+            h5::read::LinkTarget::Soft(t) => assert_eq!(t, &huge_target()),
+            t => panic!("{t:?}"),
+        }
+        let rd = r.dataset("/d").unwrap();
+        let attrs = rd.attrs_by_creation_order().unwrap();
+        assert_eq!(attrs.len(), ATTRS + 2);
+        assert_eq!(attrs[0].name(), format!("attr {:05}", ATTRS - 1));
+        assert_eq!(attrs[8].name(), "huge");
+        assert_eq!(attrs[9].name(), "over 4 KiB");
+        let v: Vec<f64> = attrs[8].read().unwrap();
+        assert_eq!(v, big_attr());
+        let v: Vec<u64> = attrs[9].read().unwrap();
+        assert_eq!(v[599], 599);
+        let v: Vec<u8> = attrs[ATTRS + 1].read().unwrap();
+        assert_eq!(attrs[ATTRS + 1].name(), "attr 00000");
+        assert_eq!(v[..3], attr_start(ATTRS, 0)[..]);
+        let plain = r.dataset("/plain").unwrap().attrs().unwrap();
+        assert_eq!(plain.len(), ATTRS);
+        let v: Vec<u8> = plain[1].read().unwrap();
+        assert_eq!(plain[1].name(), "attr 00001");
+        assert_eq!(v[..3], attr_start(ATTRS, 1)[..]);
+        if let Some(out) = py(
+            &p,
+            "print(len(f['big']), list(f['big'])[0][:10], len(f['d'].attrs), list(f['d'].attrs)[8])",
+        ) {
+            assert_eq!(out.trim(), "3002 link 02999 4002 huge", "{format:?}");
         }
     }
 }
@@ -413,5 +451,57 @@ fn compatible_format_refuses_an_attribute_over_64_kib_unless_order_is_tracked() 
     f.close().unwrap();
     if let Some(out) = py(&p, "a = f['d'].attrs['big']\nprint(a.shape, a.sum())") {
         assert_eq!(out.trim(), "(70000,) 490000");
+    }
+}
+
+#[test]
+fn link_order_alone_keeps_a_version_1_header_in_the_compatible_format() {
+    // Links tracked, attributes not: a link-message group (dense beyond eight links) in a
+    // version 1 header, as the reference library writes it.
+    for (n, name) in [(5, "compact"), (12, "dense")] {
+        let p = tmp(&format!("links-only-{name}"), FileFormat::Compatible);
+        let f = h5::File::create(&p).unwrap();
+        let g = f
+            .create_group_with(
+                "g",
+                GroupOptions {
+                    link_order: CreationOrder::Indexed,
+                    attr_order: CreationOrder::Untracked,
+                },
+            )
+            .unwrap();
+        for l in scrambled("n", n) {
+            g.create_group(&l).unwrap();
+        }
+        g.new_attr::<u8>().create("a").unwrap();
+        f.close().unwrap();
+        let r = h5::File::open(&p).unwrap();
+        let rg = r.group("/g").unwrap();
+        assert_eq!(rg.object().header.version(), 1);
+        let names: Vec<String> = rg
+            .links_by_creation_order()
+            .unwrap()
+            .into_iter()
+            .map(|l| l.name)
+            .collect();
+        assert_eq!(names, scrambled("n", n));
+        let opts = h5::io::write::GroupOptions::of_source(rg.object());
+        assert_eq!(opts.link_order, CreationOrder::Indexed);
+        assert_eq!(opts.attr_order, CreationOrder::Untracked);
+        if let Some(out) = py(&p, "print(list(f['g'].keys()), list(f['g'].attrs))") {
+            let expect = format!("{:?} ['a']", scrambled("n", n)).replace('"', "'");
+            assert_eq!(out.trim(), expect);
+        }
+        if let Some(out) = dump(&p, &["-q", "creation_order", "-g", "/g"]) {
+            let order: Vec<&str> = out
+                .lines()
+                .filter_map(|l| l.trim().strip_prefix("GROUP \"n"))
+                .collect();
+            let expect: Vec<String> = scrambled("", n)
+                .into_iter()
+                .map(|s| format!("{s}\" {{"))
+                .collect();
+            assert_eq!(order, expect, "{out}");
+        }
     }
 }
