@@ -136,6 +136,20 @@ fn direct_block_size(dt: &h5_format::heap::fractal::DoublingTable, offset: u64) 
     None
 }
 
+/// Number of direct blocks in an indirect block of `nrows` rows, its children's included.
+fn direct_blocks_in(dt: &h5_format::heap::fractal::DoublingTable, nrows: u32) -> u64 {
+    (0..nrows)
+        .map(|row| {
+            if row < dt.max_direct_rows {
+                dt.width
+            } else {
+                let child = dt.row_block_size(row).map_or(0, |s| dt.rows_for_size(s));
+                dt.width.saturating_mul(direct_blocks_in(dt, child))
+            }
+        })
+        .fold(0u64, u64::saturating_add)
+}
+
 impl FileWriter {
     /// Write a fractal heap holding `objects` and return the header's address and each
     /// object's heap ID (`p.id_len` bytes).
@@ -284,10 +298,11 @@ impl FileWriter {
         }
 
         // Direct blocks that received objects; the others stay unallocated.
+        let mut used = 0u64;
         let mut direct: BTreeMap<u64, (u64, Addr)> = BTreeMap::new();
         for b in blocks.into_iter().filter(|b| !b.data.is_empty()) {
             let mut data = b.data;
-            h.managed_free_space += b.size - overhead - data.len() as u64;
+            used += data.len() as u64;
             h.allocated_managed_space += b.size;
             h.direct_block_iterator_offset = b.offset + b.size;
             data.resize((b.size - overhead) as usize, 0);
@@ -326,6 +341,17 @@ impl FileWriter {
                 .row_block_offset(nrows)
                 .ok_or_else(|| Error::new(ErrorKind::Format, "fractal heap rows overflow"))?;
         }
+        // Free space as the reference library counts it: every direct block the root covers
+        // (allocated or not) less its prefix, less the objects.
+        let blocks_covered = match h.current_root_rows {
+            0 if h.root_block.is_undef() => 0,
+            0 => 1,
+            n => direct_blocks_in(&dt, u32::from(n)),
+        };
+        h.managed_free_space = h
+            .managed_space
+            .saturating_sub(overhead.saturating_mul(blocks_covered))
+            .saturating_sub(used);
         let mut w = Writer::new(sizes);
         h.encode(&mut w);
         self.put(haddr, w.as_slice())?;
