@@ -505,3 +505,90 @@ fn link_order_alone_keeps_a_version_1_header_in_the_compatible_format() {
         }
     }
 }
+
+/// The fractal heap header of the dense links of group `path`.
+fn link_heap(p: &Path, path: &str) -> h5::format::heap::fractal::FractalHeapHeader {
+    use h5::format::message::{Message, MessageType};
+    let r = h5::File::open(p).unwrap();
+    let g = r.group(path).unwrap();
+    let Ok(Some(Message::LinkInfo(li))) = g.object().message(MessageType::LINK_INFO) else {
+        panic!("no link info in {path}");
+    };
+    let h = r.inner().fractal_heap(li.fractal_heap_address).unwrap();
+    (*h).clone()
+}
+
+/// The fractal heap header of the dense attributes of group `path`.
+fn attr_heap(p: &Path, path: &str) -> h5::format::heap::fractal::FractalHeapHeader {
+    use h5::format::message::{Message, MessageType};
+    let r = h5::File::open(p).unwrap();
+    let g = r.group(path).unwrap();
+    let Ok(Some(Message::AttributeInfo(ai))) = g.object().message(MessageType::ATTRIBUTE_INFO)
+    else {
+        panic!("no attribute info in {path}");
+    };
+    let h = r.inner().fractal_heap(ai.fractal_heap_address).unwrap();
+    (*h).clone()
+}
+
+#[test]
+fn fractal_heap_layout_equals_the_reference_library() {
+    // The same links and attributes (made with a dataspace without maximum dimensions, as
+    // the reference library's H5Screate_simple(.., NULL) makes it; h5py's `attrs.create`
+    // stores them) inserted by h5py and by us: the heaps' statistics (managed space,
+    // allocated space, iterator, free space, rows of the root) are the reference library's,
+    // for uniform long names (nested indirect blocks) and for a mix where big links skip
+    // small blocks.
+    for (name, n, long_every) in [("uniform", 3000, 0), ("mixed", 500, 7)] {
+        let ours = tmp(&format!("heap-{name}"), FileFormat::Latest);
+        let theirs = tmp(&format!("heap-{name}-h5py"), FileFormat::Latest);
+        let link_name = |i: usize| {
+            let len = if long_every > 0 && i % long_every == 0 {
+                2000
+            } else if long_every > 0 {
+                50
+            } else {
+                180
+            };
+            format!("l{i:04}{}", "y".repeat(len))
+        };
+        let f = h5::File::create_with(&ours, FileFormat::Latest).unwrap();
+        let g = f.create_group("g").unwrap();
+        for i in 0..n {
+            g.link_soft(&format!("/t/{i}"), &link_name(i)).unwrap();
+            let v: Vec<u8> = (0..100).map(|k| (i + k) as u8).collect();
+            g.new_attr::<u8>()
+                .shape(&[100])
+                .create(&format!("attribute {i}"))
+                .unwrap()
+                .write(&v)
+                .unwrap();
+        }
+        f.close().unwrap();
+        let script = format!(
+            "f = h5py.File(sys.argv[1], 'w', libver='latest')\ng = f.create_group('g')\n\
+             for i in range({n}):\n    \
+                 ln = 2000 if {long_every} and i % {long_every} == 0 else (50 if {long_every} else 180)\n    \
+                 g['l%04d' % i + 'y' * ln] = h5py.SoftLink('/t/%d' % i)\n    \
+                 a = h5py.h5a.create(g.id, b'attribute %d' % i, h5py.h5t.STD_U8LE, h5py.h5s.create_simple((100,)))\n    \
+                 a.write(((np.arange(100) + i) % 256).astype('u1'))\n\
+             f.close()"
+        );
+        if py_script(&script, &[theirs.to_str().unwrap()]).is_none() {
+            continue;
+        }
+        let a = link_heap(&ours, "/g");
+        let b = link_heap(&theirs, "/g");
+        let aa = attr_heap(&ours, "/g");
+        let ab = attr_heap(&theirs, "/g");
+        let strip = |h: &h5::format::heap::fractal::FractalHeapHeader| {
+            let mut h = h.clone();
+            h.root_block = h5::format::Addr::UNDEF;
+            h.free_space_manager = h5::format::Addr::UNDEF;
+            h
+        };
+        assert_eq!(strip(&a), strip(&b), "{name}");
+        assert_eq!(strip(&aa), strip(&ab), "{name}");
+        assert!(a.current_root_rows > 0);
+    }
+}

@@ -44,7 +44,7 @@ pub(crate) struct Attr {
 /// creation order (`H5O_MAX_CRT_ORDER_IDX`), as stored in dense storage's name index.
 const UNTRACKED_CRT_IDX: u16 = u16::MAX;
 
-/// The dataspace message for an extent.
+/// The dataspace message for an extent (of a dataset or an attribute).
 pub(crate) fn dataspace_message(space: &Dataspace, format: FileFormat) -> ds_msg::Dataspace {
     let version = if format == FileFormat::Compatible {
         1
@@ -60,9 +60,9 @@ pub(crate) fn dataspace_message(space: &Dataspace, format: FileFormat) -> ds_msg
             max_dims: None,
             permutation: None,
         },
-        Dataspace::Simple { dims, maxdims } => {
-            ds_msg::Dataspace::simple(dims, (maxdims != dims).then_some(&maxdims[..]))
-        }
+        // The maximum dimensions are always stored, equal to the dimensions or not, as the
+        // reference library stores them (its extents always have them).
+        Dataspace::Simple { dims, maxdims } => ds_msg::Dataspace::simple(dims, Some(&maxdims[..])),
     };
     m.version = m.version.max(version);
     m
