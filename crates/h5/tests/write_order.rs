@@ -195,9 +195,16 @@ fn creation_order_needs_an_empty_group_and_explicit_indexes_are_kept() {
         w.create_attribute(g, n, &t, None, space.clone()).unwrap();
     }
     w.set_attribute_creation_index(g, "x", 5).unwrap();
+    // Tracking switched off again before the first link: a symbol table group.
+    let back = w.create_group_with(root, "back", &opts).unwrap();
+    w.set_link_order(back, CreationOrder::Untracked).unwrap();
+    w.create_group(back, "x").unwrap();
     assert_eq!(w.attribute_names_by_creation_order(g).unwrap(), ["y", "x"]);
     w.close().unwrap();
     let r = h5::File::open(&p).unwrap();
+    let back = r.group("/back").unwrap();
+    assert_eq!(back.storage().unwrap(), h5::read::LinkStorage::SymbolTable);
+    assert_eq!(back.links().unwrap()[0].name, "x");
     let g = r.group("/g").unwrap();
     let links: Vec<(String, Option<u64>)> = g
         .links_by_creation_order()
@@ -226,6 +233,9 @@ fn creation_order_needs_an_empty_group_and_explicit_indexes_are_kept() {
     );
     if let Some(out) = py(&p, "print(list(f['g'].keys()), list(f['g'].attrs))") {
         assert_eq!(out.trim(), "['c', 'b', 'a', 'd'] ['y', 'x']");
+    }
+    if let Some(out) = py(&p, "print(list(f['back']))") {
+        assert_eq!(out.trim(), "['x']");
     }
 }
 

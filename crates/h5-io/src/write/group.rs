@@ -192,7 +192,13 @@ impl Group {
     /// A new empty group of the writer's format (its local heap header is reserved now, so
     /// the group's scratch-pad is valid from the start).
     pub(crate) fn new(w: &mut FileWriter) -> Group {
-        let heap_addr = if w.format == FileFormat::Compatible {
+        Group::with_order(w, CreationOrder::Untracked)
+    }
+
+    /// A new empty group whose links have creation order `order` (a group tracking it has
+    /// no symbol table, so no local heap).
+    fn with_order(w: &mut FileWriter, order: CreationOrder) -> Group {
+        let heap_addr = if w.format == FileFormat::Compatible && !order.is_tracked() {
             w.alloc(LocalHeap::encoded_size(w.sizes) as u64)
         } else {
             0
@@ -201,7 +207,7 @@ impl Group {
             links: BTreeMap::new(),
             corder: BTreeMap::new(),
             next_corder: 0,
-            order: CreationOrder::Untracked,
+            order,
             heap_addr,
             seg: (0, 0),
             btree_addr: 0,
@@ -759,8 +765,7 @@ impl FileWriter {
         path: &str,
         options: &GroupOptions,
     ) -> Result<ObjId> {
-        let mut g = Group::new(self);
-        g.order = options.link_order;
+        let g = Group::with_order(self, options.link_order);
         let id = self.create_object(base, path, Body::Group(g))?;
         self.set_attribute_order(id, options.attr_order)?;
         Ok(id)
@@ -774,7 +779,7 @@ impl FileWriter {
     /// the root group, right after [`FileWriter::create`]).
     pub fn set_link_order(&mut self, group: ObjId, order: CreationOrder) -> Result<()> {
         let path = self.object(group)?.path.clone();
-        let g = self.group_mut(group)?;
+        let g = self.group(group)?;
         if g.order == order {
             return Ok(());
         }
@@ -783,6 +788,14 @@ impl FileWriter {
             InvalidArgument,
             "{path}: link creation order can only be set before the first link"
         );
+        // Back to a symbol table: it needs its local heap.
+        let heap =
+            (self.format == FileFormat::Compatible && !order.is_tracked() && g.heap_addr == 0)
+                .then(|| self.alloc(LocalHeap::encoded_size(self.sizes) as u64));
+        let g = self.group_mut(group)?;
+        if let Some(h) = heap {
+            g.heap_addr = h;
+        }
         g.order = order;
         g.dirty = true;
         Ok(())
