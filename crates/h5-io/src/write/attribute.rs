@@ -376,15 +376,21 @@ impl FileWriter {
         Ok(out)
     }
 
-    /// Write dense attribute storage when a version 2 header has more than eight attributes
-    /// or one too big for a header message: the attribute messages in a fractal heap (in
+    /// Decide where the attributes of `obj` go when they changed since the last flush, and
+    /// write dense storage when a version 2 header has more than eight attributes or one too
+    /// big for a header message: the attribute messages in a fractal heap (in
     /// creation order), indexed by a version 2 B-tree of name hashes (record type 8) and,
     /// when creation order is indexed, one of creation indexes (record type 9).
     pub(crate) fn prepare_attributes(&mut self, id: ObjId) -> Result<()> {
         let v1 = self.v1_header(id);
         let o = self.object(id)?;
+        if !o.attrs_dirty {
+            return Ok(());
+        }
         if v1 {
-            self.object_mut(id)?.dense_attrs = None;
+            let o = self.object_mut(id)?;
+            o.dense_attrs = None;
+            o.attrs_dirty = false;
             return Ok(());
         }
         let mut encoded = Vec::with_capacity(o.attrs.len());
@@ -395,10 +401,9 @@ impl FileWriter {
             encoded.push((a.name.clone(), a.crt_idx, bytes));
         }
         if encoded.len() <= MAX_COMPACT_ATTRS && !big {
-            self.object_mut(id)?.dense_attrs = None;
-            return Ok(());
-        }
-        if o.dense_attrs.is_some() && !o.attrs_dirty {
+            let o = self.object_mut(id)?;
+            o.dense_attrs = None;
+            o.attrs_dirty = false;
             return Ok(());
         }
         let tracked = o.attr_order != CreationOrder::Untracked;
