@@ -307,3 +307,35 @@ fn h5py_files_repack_alike() {
         }
     }
 }
+
+#[test]
+fn creation_order_is_kept() {
+    let Some(h5dump) = h5_oracle::require("h5dump", h5_oracle::tool("h5dump")) else {
+        return;
+    };
+    // h5py groups with `track_order=True`, compact and dense, with attributes in both orders.
+    let input = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../h5-io/tests/fixtures/h5py/groups_creation_order.h5");
+    let dump = |p: &Path| {
+        let t = h5_oracle::run(
+            &h5dump,
+            &["-q", "creation_order", "-A", p.to_str().unwrap()],
+            b"",
+        )
+        .unwrap();
+        String::from_utf8(t)
+            .unwrap()
+            .lines()
+            .skip(1)
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let want = dump(&input);
+    assert!(want.contains("\"zeta\""), "{want}");
+    for latest in [false, true] {
+        let output = tmp(&format!("corder-{latest}.h5"));
+        let args: &[&str] = if latest { &["--latest"] } else { &[] };
+        repack(args, &input, &output);
+        assert_eq!(dump(&output), want, "--latest={latest}");
+    }
+}

@@ -385,16 +385,19 @@ impl Dataset {
                 // Blocks are independent: each is read and converted straight into its place
                 // in the result, on all cores (the reads are positioned, so they overlap with
                 // the conversions of other blocks).
-                bytes.par_chunks_mut(block * tsize).enumerate().try_for_each_init(
-                    || (Vec::new(), ConversionOptions::new()),
-                    |(input, opts), (k, out)| -> Result<()> {
-                        let len = out.len() / tsize;
-                        input.resize(len * esize, 0);
-                        raw.read_into(Addr(a + (k * block * esize) as u64), input)?;
-                        conv.convert(input, out, len, opts)?;
-                        Ok(())
-                    },
-                )?;
+                bytes
+                    .par_chunks_mut(block * tsize)
+                    .enumerate()
+                    .try_for_each_init(
+                        || (Vec::new(), ConversionOptions::new()),
+                        |(input, opts), (k, out)| -> Result<()> {
+                            let len = out.len() / tsize;
+                            input.resize(len * esize, 0);
+                            raw.read_into(Addr(a + (k * block * esize) as u64), input)?;
+                            conv.convert(input, out, len, opts)?;
+                            Ok(())
+                        },
+                    )?;
                 return Ok(values);
             }
         }

@@ -434,18 +434,15 @@ impl File {
             HeapId::Tiny { data } => Ok(data),
             HeapId::Managed { offset, length } => {
                 let loc = h.locate_managed(offset, length, |a, nrows| {
-                    let dt = h.doubling_table()?;
-                    let _ = dt;
-                    let b = raw
-                        .read_up_to(a, h5_format::limits::MAX_METADATA_BLOCK)
-                        .map_err(|e| {
-                            h5_format::Error::new(
-                                h5_format::ErrorKind::BadAddress,
-                                "fractal heap indirect block",
-                                a.0,
-                                e.to_string(),
-                            )
-                        })?;
+                    let len = IndirectBlock::encoded_size(&h, nrows, sizes)?;
+                    let b = raw.read(a, len).map_err(|e| {
+                        h5_format::Error::new(
+                            h5_format::ErrorKind::BadAddress,
+                            "fractal heap indirect block",
+                            a.0,
+                            e.to_string(),
+                        )
+                    })?;
                     IndirectBlock::parse(&mut raw.cursor(&b, a), &h, nrows)
                 })?;
                 if let Some(f) = loc.filtered.or_else(|| {

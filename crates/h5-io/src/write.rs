@@ -21,6 +21,16 @@
 //! extensible array and version 2 B-tree chunk indexes chosen as the reference library
 //! chooses them; readable by 1.10 and later).
 //!
+//! Groups with more than eight links and objects with more than eight attributes (or an
+//! attribute too big for a header message) use dense storage in version 2 headers: a
+//! fractal heap of any size (laid out as the reference library lays it out, huge objects
+//! over 4 KiB included) indexed by version 2 B-trees. Link and attribute creation order can
+//! be tracked and indexed ([`GroupOptions`], [`CreationOrder`]); as in the reference library,
+//! a group tracking link creation order is a link-message group in the compatible format
+//! too, and an object tracking attribute creation order gets a version 2 header (with dense
+//! attribute storage) in either format. Without it, the compatible format keeps attributes
+//! in version 1 headers, where one attribute message holds 65535 bytes at most.
+//!
 //! Existing files: [`FileWriter::open_rw`] modifies a file where it is (objects keep their
 //! addresses; only what changes is written; see its documentation for what is refused and
 //! when the file is rewritten whole instead), and [`copy_file`] copies everything the
@@ -45,7 +55,7 @@ mod value;
 pub use copy::{copy_file, CopyOptions, CopyReport, DatasetHook, DEFAULT_MAX_READ};
 pub use dataset::{AllocTime, DatasetSpec, FillTime, StorageSpec};
 pub use file::{FileFormat, FileWriter, ObjId, ObjectKind};
-pub use group::LinkSpec;
+pub use group::{CreationOrder, GroupOptions, LinkSpec};
 
 use std::fmt;
 

@@ -34,7 +34,8 @@ use h5_types::h5type::{encode_slice, ObjectRef, RegionRef, VarLenHeap};
 use h5_types::{Datatype, H5Type};
 
 pub use h5_io::write::{
-    AllocTime, Error as WriteError, FileFormat, FillTime, LinkSpec, ObjectKind,
+    AllocTime, CreationOrder, Error as WriteError, FileFormat, FillTime, GroupOptions, LinkSpec,
+    ObjectKind,
 };
 
 /// The writer's result type.
@@ -107,8 +108,9 @@ impl WritableFile {
     ///
     /// The file is modified where it is: objects keep their addresses (references stored in
     /// it stay valid), only what changes is written, the user block is kept. Changes the
-    /// writer cannot make in place (writes into a virtual dataset, new links or attributes
-    /// where creation order is tracked...) are errors that leave the file as it was; files
+    /// writer cannot make in place (writes into a virtual dataset or into raw data in external
+    /// files...) are errors that leave the file as it was; creation order, where tracked, is
+    /// kept and continued; files
     /// with sizes or B-tree parameters the writer does not write are rewritten whole
     /// instead. See `h5_io::write::FileWriter::open_rw`.
     pub fn open_rw(path: impl AsRef<Path>) -> WriteResult<WritableFile> {
@@ -163,6 +165,44 @@ impl GroupWriter {
         })
     }
 
+    /// Create a group at `path` with `options`: link and attribute creation-order tracking
+    /// (`H5Pset_link_creation_order`, `H5Pset_attr_creation_order`). Missing intermediate
+    /// groups get the default options.
+    ///
+    /// ```
+    /// use h5::write::GroupOptions;
+    /// # let dir = std::env::temp_dir().join(format!("h5-doc-order-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir).unwrap();
+    /// let file = h5::File::create(dir.join("order.h5"))?;
+    /// // h5py's `track_order=True`: links and attributes tracked and indexed.
+    /// let g = file.create_group_with("g", GroupOptions::track_order())?;
+    /// g.create_group("zebra")?;
+    /// g.create_group("apple")?;
+    /// assert_eq!(g.member_names_by_creation_order()?, ["zebra", "apple"]);
+    /// file.close()?;
+    /// # Ok::<(), h5::WriteError>(())
+    /// ```
+    pub fn create_group_with(&self, path: &str, options: GroupOptions) -> WriteResult<GroupWriter> {
+        let id = self
+            .loc
+            .with(|w, id| w.create_group_with(id, path, &options))?;
+        Ok(GroupWriter {
+            loc: self.loc.child(id),
+        })
+    }
+
+    /// Track (and index) the creation order of this group's links; only while it has none
+    /// (for the root group: right after the file is created).
+    pub fn set_link_order(&self, order: CreationOrder) -> WriteResult<()> {
+        self.loc.with(|w, id| w.set_link_order(id, order))
+    }
+
+    /// Track (and index) the creation order of this group's attributes; only before its
+    /// first attribute.
+    pub fn set_attr_order(&self, order: CreationOrder) -> WriteResult<()> {
+        self.loc.with(|w, id| w.set_attribute_order(id, order))
+    }
+
     /// An existing group at `path`.
     pub fn group(&self, path: &str) -> WriteResult<GroupWriter> {
         let id = self.loc.with(|w, id| {
@@ -208,6 +248,7 @@ impl GroupWriter {
             fill: None,
             filters: Vec::new(),
             committed: None,
+            attr_order: CreationOrder::Untracked,
             error: None,
             _t: PhantomData,
         }
@@ -257,6 +298,11 @@ impl GroupWriter {
         self.loc.with(|w, id| w.link_names(id))
     }
 
+    /// The names of the group's links, in creation order.
+    pub fn member_names_by_creation_order(&self) -> WriteResult<Vec<String>> {
+        self.loc.with(|w, id| w.link_names_by_creation_order(id))
+    }
+
     /// An object reference to this group.
     pub fn reference(&self) -> WriteResult<ObjectRef> {
         self.loc.reference()
@@ -303,11 +349,21 @@ pub struct DatasetBuilder<T> {
     fill: Option<Vec<u8>>,
     filters: Vec<Filter>,
     committed: Option<ObjId>,
+    attr_order: CreationOrder,
     error: Option<WriteError>,
     _t: PhantomData<fn(T)>,
 }
 
 impl<T: H5Type> DatasetBuilder<T> {
+    /// Track (and index) the creation order of the dataset's attributes
+    /// (`H5Pset_attr_creation_order`; h5py's `track_order=True` is
+    /// [`CreationOrder::Indexed`]). The dataset then has a version 2 object header, in the
+    /// compatible format too.
+    pub fn attr_order(mut self, order: CreationOrder) -> Self {
+        self.attr_order = order;
+        self
+    }
+
     /// The dimensions (no call: a scalar dataset).
     pub fn shape(mut self, dims: &[u64]) -> Self {
         self.shape = Some(dims.to_vec());
@@ -451,6 +507,7 @@ impl<T: H5Type> DatasetBuilder<T> {
         let mem = T::h5_type();
         let committed = self.committed;
         let fill = self.fill;
+        let attr_order = self.attr_order;
         let mut spec = self.spec;
         let id = self.loc.with(|w, id| {
             if let Some(c) = committed {
@@ -463,7 +520,9 @@ impl<T: H5Type> DatasetBuilder<T> {
                     .map_err(WriteError::from)?;
                 spec.fill_value = Some(conv);
             }
-            w.create_dataset(id, path, spec)
+            let d = w.create_dataset(id, path, spec)?;
+            w.set_attribute_order(d, attr_order)?;
+            Ok(d)
         })?;
         Ok(DatasetWriter {
             loc: self.loc.child(id),
@@ -633,6 +692,12 @@ impl DatasetWriter {
     /// The names of the dataset's attributes, in creation order.
     pub fn attr_names(&self) -> WriteResult<Vec<String>> {
         self.loc.with(|w, id| w.attribute_names(id))
+    }
+
+    /// Track (and index) the creation order of the dataset's attributes; only before its
+    /// first attribute.
+    pub fn set_attr_order(&self, order: CreationOrder) -> WriteResult<()> {
+        self.loc.with(|w, id| w.set_attribute_order(id, order))
     }
 }
 

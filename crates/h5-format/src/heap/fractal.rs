@@ -544,6 +544,29 @@ impl IndirectBlock {
         })
     }
 
+    /// Bytes of an indirect block of `nrows` rows of the heap `h` (prefix, entries and
+    /// checksum): what to read before [`IndirectBlock::parse`].
+    pub fn encoded_size(h: &FractalHeapHeader, nrows: u32, sizes: Sizes) -> Result<u64> {
+        let dt = h.doubling_table()?;
+        let (k, n) = dt.indirect_entries(nrows);
+        let o = sizes.offset as u64;
+        let entry = o + if h.filters.is_some() {
+            sizes.length as u64 + 4
+        } else {
+            0
+        };
+        k.checked_mul(entry)
+            .and_then(|d| d.checked_add(n.checked_mul(o)?))
+            .and_then(|e| e.checked_add(4 + 1 + o + dt.heap_off_size as u64 + 4))
+            .ok_or_else(|| {
+                Error::without_offset(
+                    ErrorKind::LimitExceeded,
+                    INDIRECT,
+                    format!("an indirect block of {nrows} rows"),
+                )
+            })
+    }
+
     /// Encode the block with its checksum.
     pub fn encode(&self, w: &mut Writer, h: &FractalHeapHeader) {
         let heap_off_size = h.doubling_table().map_or(8, |d| d.heap_off_size);

@@ -1,13 +1,28 @@
-//! Attributes: stored as attribute messages in the object's header.
+//! Attributes: attribute messages in the object's header (compact storage), or in a fractal
+//! heap indexed by version 2 B-trees of names and, when indexed, creation order (dense
+//! storage, version 2 headers with more than eight attributes or one too big for a header
+//! message); creation-order tracking.
+//!
+//! The compatible format keeps attributes in version 1 headers, where one attribute message
+//! cannot exceed 65535 bytes (the reference library fails on such an attribute too); an
+//! object that tracks attribute creation order gets a version 2 header in either format (as
+//! the reference library does) and then has dense storage as in the latest format.
 
+use h5_format::btree::v2::Record;
+use h5_format::checksum::lookup3;
 use h5_format::message::attribute::{Attribute, MaybeShared};
+use h5_format::message::attribute_info::AttributeInfo;
 use h5_format::message::dataspace::{self as ds_msg, DataspaceKind};
 use h5_format::message::datatype::DatatypeMessage;
-use h5_format::message::Message;
+use h5_format::message::{Message, MessageFlags};
+use h5_format::Addr;
 use h5_types::h5type::VarLenHeap;
 use h5_types::Datatype;
 
-use super::file::{FileFormat, FileWriter, ObjId};
+use super::btree2::Btree2Params;
+use super::file::{FileFormat, FileWriter, ObjId, MAX_COMPACT_ATTRS};
+use super::group::CreationOrder;
+use super::heap::{DenseAddrs, ATTR_HEAP};
 use super::value::{disk_type, file_size};
 use super::{bail, ensure, Result};
 use crate::selection::Dataspace;
@@ -21,9 +36,15 @@ pub(crate) struct Attr {
     pub(crate) committed: Option<ObjId>,
     pub(crate) space: Dataspace,
     pub(crate) data: Vec<u8>,
+    /// The creation index (written when the object tracks attribute creation order).
+    pub(crate) crt_idx: u16,
 }
 
-/// The dataspace message for an extent.
+/// The reference library's creation index of attributes of objects that do not track
+/// creation order (`H5O_MAX_CRT_ORDER_IDX`), as stored in dense storage's name index.
+const UNTRACKED_CRT_IDX: u16 = u16::MAX;
+
+/// The dataspace message for an extent (of a dataset or an attribute).
 pub(crate) fn dataspace_message(space: &Dataspace, format: FileFormat) -> ds_msg::Dataspace {
     let version = if format == FileFormat::Compatible {
         1
@@ -39,9 +60,9 @@ pub(crate) fn dataspace_message(space: &Dataspace, format: FileFormat) -> ds_msg
             max_dims: None,
             permutation: None,
         },
-        Dataspace::Simple { dims, maxdims } => {
-            ds_msg::Dataspace::simple(dims, (maxdims != dims).then_some(&maxdims[..]))
-        }
+        // The maximum dimensions are always stored, equal to the dimensions or not, as the
+        // reference library stores them (its extents always have them).
+        Dataspace::Simple { dims, maxdims } => ds_msg::Dataspace::simple(dims, Some(&maxdims[..])),
     };
     m.version = m.version.max(version);
     m
@@ -105,23 +126,23 @@ impl FileWriter {
         exact: bool,
     ) -> Result<()> {
         ensure!(!name.is_empty(), InvalidArgument, "empty attribute name");
-        self.check_attrs_writable(obj)?;
         let datatype = match committed {
             Some(c) => self.committed_type(c)?.clone(),
             None if exact => datatype.clone(),
             None => disk_type(datatype)?,
         };
         let n = npoints(&space) as usize;
-        let latest = self.format == FileFormat::Latest;
+        let v2 = !self.v1_header(obj);
         let size = n
             .checked_mul(file_size(&datatype))
-            .filter(|&s| s <= 0xffff || (latest && s <= 1 << 32))
+            .filter(|&s| s <= 0xffff || (v2 && s <= 1 << 32))
             .ok_or_else(|| {
                 super::Error::new(
                     super::ErrorKind::LimitExceeded,
                     format!(
-                        "attribute {name:?} of {n} elements of {} bytes exceeds the 64 KiB an \
-                         object header message can hold in the compatible format",
+                        "attribute {name:?} of {n} elements of {} bytes exceeds the 64 KiB a \
+                         version 1 object header message can hold (the compatible format; \
+                         the latest format or tracking attribute creation order allows it)",
                         file_size(&datatype)
                     ),
                 )
@@ -133,6 +154,18 @@ impl FileWriter {
             "{}: attribute {name:?} already exists",
             o.path
         );
+        let crt_idx = if o.attr_order == CreationOrder::Untracked {
+            UNTRACKED_CRT_IDX
+        } else {
+            ensure!(
+                o.attr_next < u32::from(u16::MAX),
+                LimitExceeded,
+                "{}: attribute creation index cannot exceed {}",
+                o.path,
+                u16::MAX - 1
+            );
+            o.attr_next as u16
+        };
         o.attrs_dirty = true;
         o.attrs.push(Attr {
             name: name.to_owned(),
@@ -140,12 +173,17 @@ impl FileWriter {
             committed,
             space,
             data: vec![0; size],
+            crt_idx,
         });
         // The message must fit a header (or a dense storage heap object): check now, so a
         // later flush cannot fail on it.
         if let Err(e) = self.check_attribute(obj) {
             self.object_mut(obj)?.attrs.pop();
             return Err(e);
+        }
+        let o = self.object_mut(obj)?;
+        if o.attr_order != CreationOrder::Untracked {
+            o.attr_next += 1;
         }
         Ok(())
     }
@@ -159,7 +197,6 @@ impl FileWriter {
         image: &[u8],
         heap: &VarLenHeap,
     ) -> Result<()> {
-        self.check_attrs_writable(obj)?;
         let o = self.object(obj)?;
         let Some(i) = o.attrs.iter().position(|a| a.name == name) else {
             bail!(NotFound, "{}: no attribute {name:?}", o.path);
@@ -192,10 +229,12 @@ impl FileWriter {
                 .to_bytes(self.sizes)
                 .len();
             ensure!(
-                len <= 0xffff - 8 || self.format == FileFormat::Latest,
+                len <= 0xffff - 8 || !self.v1_header(obj),
                 LimitExceeded,
-                "{}: attribute {:?} needs a {len}-byte message; a header message holds \
-                 65535 bytes at most",
+                "{}: attribute {:?} needs a {len}-byte message; a version 1 object header \
+                 message holds 65535 bytes at most (the compatible format; the reference \
+                 library refuses it too): use the latest format or track attribute creation \
+                 order for dense attribute storage",
                 o.path,
                 a.name
             );
@@ -211,5 +250,251 @@ impl FileWriter {
             .iter()
             .map(|a| a.name.clone())
             .collect())
+    }
+}
+
+impl FileWriter {
+    /// Track (and index) the creation order of the attributes of `obj`
+    /// (`H5Pset_attr_creation_order`): their messages carry creation indexes, the Attribute
+    /// Info message the next index and, when indexed, dense storage a creation-order index
+    /// (version 2 B-tree of record type 9). The object gets a version 2 header, in the
+    /// compatible format too. Only before its first attribute.
+    pub fn set_attribute_order(&mut self, obj: ObjId, order: CreationOrder) -> Result<()> {
+        let o = self.object_mut(obj)?;
+        if o.attr_order == order {
+            return Ok(());
+        }
+        ensure!(
+            o.attrs.is_empty(),
+            InvalidArgument,
+            "{}: attribute creation order can only be set before the first attribute",
+            o.path
+        );
+        o.attr_order = order;
+        o.attr_next = 0;
+        o.attrs_dirty = true;
+        Ok(())
+    }
+
+    /// Whether the attributes of `obj` track (and index) their creation order.
+    pub fn attribute_order(&self, obj: ObjId) -> Result<CreationOrder> {
+        Ok(self.object(obj)?.attr_order)
+    }
+
+    /// Set the creation index of attribute `name` of `obj` (an object that tracks attribute
+    /// creation order): what a copy does to keep the source's indexes. Later attributes get
+    /// indexes after the largest one.
+    pub fn set_attribute_creation_index(
+        &mut self,
+        obj: ObjId,
+        name: &str,
+        index: u16,
+    ) -> Result<()> {
+        let o = self.object_mut(obj)?;
+        ensure!(
+            o.attr_order != CreationOrder::Untracked,
+            InvalidArgument,
+            "{}: the object does not track attribute creation order",
+            o.path
+        );
+        ensure!(
+            index < u16::MAX,
+            LimitExceeded,
+            "{}: attribute creation index cannot exceed {}",
+            o.path,
+            u16::MAX - 1
+        );
+        let Some(a) = o.attrs.iter_mut().find(|a| a.name == name) else {
+            bail!(NotFound, "{}: no attribute {name:?}", o.path);
+        };
+        a.crt_idx = index;
+        o.attr_next = o.attr_next.max(u32::from(index) + 1);
+        o.attrs_dirty = true;
+        Ok(())
+    }
+
+    /// Names of the attributes of `obj` in creation-index order (creation order when
+    /// tracked).
+    pub fn attribute_names_by_creation_order(&self, obj: ObjId) -> Result<Vec<String>> {
+        Ok(self
+            .attrs_in_order(obj)?
+            .into_iter()
+            .map(|a| a.name.clone())
+            .collect())
+    }
+
+    /// The attributes of `obj` by creation index (the order they were created in when the
+    /// indexes were not set explicitly).
+    fn attrs_in_order(&self, obj: ObjId) -> Result<Vec<&Attr>> {
+        let o = self.object(obj)?;
+        let mut v: Vec<&Attr> = o.attrs.iter().collect();
+        if o.attr_order != CreationOrder::Untracked {
+            v.sort_by_key(|a| a.crt_idx);
+        }
+        Ok(v)
+    }
+
+    /// The header messages for the attributes of `obj` (with their creation indexes when
+    /// tracked): the Attribute Info message of a version 2 header, and the attribute
+    /// messages unless they are in dense storage.
+    pub(crate) fn attribute_messages(
+        &self,
+        obj: ObjId,
+        v1: bool,
+    ) -> Result<Vec<(Message, u8, Option<u16>)>> {
+        let o = self.object(obj)?;
+        let tracked = o.attr_order != CreationOrder::Untracked;
+        let indexed = o.attr_order == CreationOrder::Indexed;
+        let mut out = Vec::new();
+        let dense = o.dense_attrs.filter(|_| !v1);
+        // Version 2 headers count their attributes through the Attribute Info message (the
+        // reference library's H5O__attr_count_real): it must be there, with undefined dense
+        // storage, for compact attributes too. The reference library adds it with the first
+        // attribute.
+        if !v1 && !o.attrs.is_empty() {
+            out.push((
+                Message::AttributeInfo(AttributeInfo {
+                    max_creation_index: tracked.then_some(o.attr_next.min(0xffff) as u16),
+                    fractal_heap_address: dense.map_or(Addr::UNDEF, |d| Addr(d.heap)),
+                    name_btree_address: dense.map_or(Addr::UNDEF, |d| Addr(d.names)),
+                    creation_order_btree_address: indexed
+                        .then(|| dense.and_then(|d| d.order).map_or(Addr::UNDEF, Addr)),
+                }),
+                MessageFlags::DONT_SHARE,
+                None,
+            ));
+        }
+        if dense.is_none() {
+            for a in self.attrs_in_order(obj)? {
+                out.push((
+                    Message::Attribute(a.message(self)?),
+                    0,
+                    tracked.then_some(a.crt_idx),
+                ));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Decide where the attributes of `obj` go when they changed since the last flush, and
+    /// write dense storage when a version 2 header has more than eight attributes or one too
+    /// big for a header message: the attribute messages in a fractal heap (in
+    /// creation order), indexed by a version 2 B-tree of name hashes (record type 8) and,
+    /// when creation order is indexed, one of creation indexes (record type 9).
+    pub(crate) fn prepare_attributes(&mut self, id: ObjId) -> Result<()> {
+        let v1 = self.v1_header(id);
+        let o = self.object(id)?;
+        if !o.attrs_dirty {
+            return Ok(());
+        }
+        // Compact (or version 1) storage: dense storage built earlier is retired.
+        let compact = |w: &mut FileWriter| -> Result<()> {
+            let o = w.object_mut(id)?;
+            let had = o.dense_attrs.take().is_some();
+            o.attrs_dirty = false;
+            if had {
+                w.drop_structure((id.0, 1));
+            }
+            Ok(())
+        };
+        if v1 {
+            return compact(self);
+        }
+        let mut encoded = Vec::with_capacity(o.attrs.len());
+        let mut big = false;
+        for a in self.attrs_in_order(id)? {
+            let bytes = Message::Attribute(a.message(self)?).to_bytes(self.sizes);
+            big |= bytes.len() > 0xffff - 64;
+            encoded.push((a.name.clone(), a.crt_idx, bytes));
+        }
+        if encoded.len() <= MAX_COMPACT_ATTRS && !big {
+            return compact(self);
+        }
+        // Dense storage goes to new space; the previous build's blocks are retired.
+        let dense = self.rebuild((id.0, 1), |w| w.write_dense_attributes(id, encoded))?;
+        let o = self.object_mut(id)?;
+        o.dense_attrs = Some(dense);
+        o.attrs_dirty = false;
+        Ok(())
+    }
+
+    /// Dense attribute storage of `encoded` (name, creation index, attribute message) in
+    /// creation order: the fractal heap, the name index and (when indexed) the
+    /// creation-order index.
+    fn write_dense_attributes(
+        &mut self,
+        id: ObjId,
+        mut encoded: Vec<(String, u16, Vec<u8>)>,
+    ) -> Result<DenseAddrs> {
+        let o = self.object(id)?;
+        let tracked = o.attr_order != CreationOrder::Untracked;
+        let indexed = o.attr_order == CreationOrder::Indexed;
+        let objects: Vec<Vec<u8>> = encoded
+            .iter_mut()
+            .map(|e| std::mem::take(&mut e.2))
+            .collect();
+        let (heap, ids) = self.write_fractal_heap(&objects, ATTR_HEAP)?;
+        drop(objects);
+        let mut names = Vec::with_capacity(ids.len());
+        let mut orders = Vec::new();
+        for ((name, crt, _), id) in encoded.iter().zip(&ids) {
+            let hash = lookup3(name.as_bytes(), 0);
+            let mut heap_id = [0u8; 8];
+            let n = id.len().min(8);
+            heap_id[..n].copy_from_slice(&id[..n]);
+            let creation_order = u32::from(if tracked { *crt } else { UNTRACKED_CRT_IDX });
+            names.push((
+                hash,
+                name.as_str(),
+                Record::AttributeName {
+                    heap_id,
+                    message_flags: 0,
+                    creation_order,
+                    hash,
+                },
+            ));
+            if indexed {
+                orders.push(Record::AttributeCreationOrder {
+                    heap_id,
+                    message_flags: 0,
+                    creation_order,
+                });
+            }
+        }
+        names.sort_by(|a, b| (a.0, a.1.as_bytes()).cmp(&(b.0, b.1.as_bytes())));
+        let recs: Vec<Record> = names.into_iter().map(|r| r.2).collect();
+        let name_tree = self.write_btree2(
+            &Btree2Params {
+                record_type: 8,
+                node_size: 512,
+                record_size: 17,
+                split_percent: 100,
+                merge_percent: 40,
+            },
+            &recs,
+        )?;
+        let order_tree = if indexed {
+            orders.sort_by_key(|r| match r {
+                Record::AttributeCreationOrder { creation_order, .. } => *creation_order,
+                _ => 0,
+            });
+            Some(self.write_btree2(
+                &Btree2Params {
+                    record_type: 9,
+                    node_size: 512,
+                    record_size: 13,
+                    split_percent: 100,
+                    merge_percent: 40,
+                },
+                &orders,
+            )?)
+        } else {
+            None
+        };
+        Ok(DenseAddrs {
+            heap,
+            names: name_tree,
+            order: order_tree,
+        })
     }
 }

@@ -23,7 +23,7 @@ use h5_types::{Datatype, ReferenceKind};
 
 use super::dataset::{AllocTime, DatasetSpec, FillTime, StorageSpec};
 use super::file::{FileFormat, FileWriter, ObjId};
-use super::group::LinkSpec;
+use super::group::{CreationOrder, GroupOptions, LinkSpec};
 use super::{bail, Error, ErrorKind, Result};
 use crate::dataset::{self as rd, Dataset};
 use crate::file::File;
@@ -172,6 +172,14 @@ impl Copier<'_, '_> {
     fn run(mut self, opts: &CopyOptions<'_>) -> Result<CopyReport> {
         let root = self.src.root_address();
         self.map.insert(root.0, self.w.root());
+        // The root group's link and attribute creation order, as tracked in the source.
+        let ro = self.src.object(root).map_err(rerr)?;
+        let o = GroupOptions::of_source(&ro);
+        let r = self.w.root();
+        self.w.set_link_order(r, o.link_order)?;
+        self.w.set_attribute_order(r, o.attr_order)?;
+        // Creation indexes of the source's links: (group, name, index).
+        let mut corders: Vec<(Addr, String, u64)> = Vec::new();
         // Discover every object reachable by hard links, breadth first, and every link.
         let mut found: BTreeMap<u64, Found> = BTreeMap::new();
         let mut order: Vec<u64> = Vec::new();
@@ -194,6 +202,9 @@ impl Copier<'_, '_> {
             })
             .map_err(rerr)?;
             for l in g.links().map_err(rerr)? {
+                if let Some(c) = l.creation_order {
+                    corders.push((addr, l.name.clone(), c));
+                }
                 let child = join(&path, &l.name);
                 if let LinkTarget::Hard(a) = &l.target {
                     if let std::collections::btree_map::Entry::Vacant(slot) = found.entry(a.0) {
@@ -231,15 +242,24 @@ impl Copier<'_, '_> {
                     continue;
                 }
                 let parent = self.id_of(f.parent)?;
+                let obj = self.src.object(Addr(a)).map_err(rerr)?;
                 let id = match pass {
-                    ObjectKind::Group => self.w.create_group(parent, &f.name),
-                    ObjectKind::Datatype => {
-                        let t = self.src.object(Addr(a)).map_err(rerr)?;
-                        let dt = rd::datatype_of(&t).map_err(rerr)?;
-                        self.w.commit_datatype(parent, &f.name, &dt)
+                    ObjectKind::Group => {
+                        self.w
+                            .create_group_with(parent, &f.name, &GroupOptions::of_source(&obj))
                     }
+                    ObjectKind::Datatype => rd::datatype_of(&obj)
+                        .map_err(rerr)
+                        .and_then(|dt| self.w.commit_datatype(parent, &f.name, &dt)),
                     _ => self.create_dataset(Addr(a), parent, f, opts),
                 }
+                .and_then(|id| {
+                    if pass != ObjectKind::Group {
+                        self.w
+                            .set_attribute_order(id, CreationOrder::of_attributes(&obj))?;
+                    }
+                    Ok(id)
+                })
                 .map_err(|e| e.at_path(&f.path))?;
                 self.map.insert(a, id);
                 self.report.objects += 1;
@@ -259,6 +279,13 @@ impl Copier<'_, '_> {
             self.w
                 .create_link(p, &name, spec)
                 .map_err(|e| e.at_path(&path))?;
+        }
+        // The source's link creation indexes, where the copy tracks them.
+        for (parent, name, c) in corders {
+            let p = self.id_of(parent)?;
+            if self.w.link_order(p)?.is_tracked() {
+                self.w.set_link_creation_index(p, &name, c)?;
+            }
         }
         // Pass 5: attributes of every object, then raw data.
         let mut all = vec![root.0];
@@ -305,6 +332,8 @@ impl Copier<'_, '_> {
         let t = self.src.object(addr).map_err(rerr)?;
         let dt = rd::datatype_of(&t).map_err(rerr)?;
         let id = self.w.commit_anonymous_datatype(&dt)?;
+        self.w
+            .set_attribute_order(id, CreationOrder::of_attributes(&t))?;
         self.map.insert(addr.0, id);
         self.anonymous.push(addr);
         Ok(id)
@@ -419,6 +448,13 @@ impl Copier<'_, '_> {
                 .and_then(|x| self.map.get(&x.0).copied());
             self.w
                 .create_attribute_as(id, a.name(), &dt, c, a.dataspace().clone(), true)?;
+            if let Some(c) = a.creation_order() {
+                // Untracked dense attributes report 65535: only tracked ones keep theirs.
+                if self.w.attribute_order(id)?.is_tracked() {
+                    let c = u16::try_from(c.min(65534)).unwrap_or(65534);
+                    self.w.set_attribute_creation_index(id, a.name(), c)?;
+                }
+            }
             let (mem, image, heap) = self.memory_form(&dt, raw)?;
             self.w.write_attribute(id, a.name(), &mem, &image, &heap)?;
         }
@@ -668,9 +704,9 @@ impl FileWriter {
     /// chunks copied on write, new chunks appended); resizes within the maximum dimensions;
     /// attributes overwritten. Refused with an error (the file stays valid and unchanged by
     /// the refused call): any change of a virtual dataset, of a dataset with raw data in
-    /// external files or with unfiltered partial edge chunks; new links in a group that
-    /// tracks link creation order, new or rewritten attributes of an object that tracks
-    /// attribute creation order (the writer does not write creation order yet).
+    /// external files or with unfiltered partial edge chunks. Link and attribute creation
+    /// order, where the file tracks it, is kept: new links and attributes get the next
+    /// creation indexes.
     ///
     /// Space of the file's original structures that a change replaces is not reused
     /// (continuation chunks of rewritten headers excepted); space this writer's own
@@ -705,8 +741,9 @@ impl FileWriter {
     ///
     /// Objects move to new addresses (references stored in the file are rewritten to follow
     /// them); the file's metadata takes the writer's defaults where it had others (sizes of
-    /// offsets and lengths, B-tree K values, creation-order tracking, modification times,
-    /// shared object header messages are not kept; the values they describe are).
+    /// offsets and lengths, B-tree K values, modification times, shared object header
+    /// messages are not kept; the values they describe are). Creation-order tracking and
+    /// the creation indexes are kept.
     pub fn open_rewritten(path: impl AsRef<Path>) -> Result<FileWriter> {
         let path = path.as_ref().to_path_buf();
         let src = File::open(&path).map_err(|e| {

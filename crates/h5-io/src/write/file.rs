@@ -15,8 +15,8 @@ use h5_types::Datatype;
 
 use super::attribute::Attr;
 use super::dataset::Dataset;
-use super::group::Group;
-use super::heap::GlobalHeap;
+use super::group::{CreationOrder, Group};
+use super::heap::{DenseAddrs, GlobalHeap};
 use super::io::{FsIo, WriteIo};
 use super::space::Space;
 use super::{bail, ensure, Error, ErrorKind, Result};
@@ -74,9 +74,13 @@ pub(crate) struct Object {
     pub(crate) attrs: Vec<Attr>,
     /// The first path the object was created at (for error messages).
     pub(crate) path: String,
-    /// Dense attribute storage (latest format, more than [`MAX_COMPACT_ATTRS`] attributes):
-    /// fractal heap and name index addresses, rebuilt at each flush.
-    pub(crate) dense_attrs: Option<(u64, u64)>,
+    /// Dense attribute storage (version 2 headers, more than [`MAX_COMPACT_ATTRS`]
+    /// attributes): fractal heap and index addresses, rebuilt at each flush.
+    pub(crate) dense_attrs: Option<DenseAddrs>,
+    /// Whether attribute creation order is tracked (and indexed).
+    pub(crate) attr_order: CreationOrder,
+    /// The creation index the next attribute gets.
+    pub(crate) attr_next: u32,
     /// Whether attributes changed since dense storage was last written.
     pub(crate) attrs_dirty: bool,
     /// The object comment (`H5Oset_comment`), if any.
@@ -92,11 +96,9 @@ pub(crate) struct Object {
 /// file; [`FileWriter::close`] flushes and reports the result; dropping a writer that was not
 /// closed flushes and prints any error to standard error (a destructor cannot return one).
 ///
-/// Not written yet: fractal heaps beyond one root indirect block of direct blocks (dense
-/// storage of more than about 512 KiB of link or attribute messages, huge objects excepted),
-/// filtered huge objects, shared object header messages, creation-order tracking, virtual
-/// datasets, raw data in external files, undefined fill values set through the public API
-/// (copies keep them), modification times.
+/// Not written yet: free-space managers of fractal heaps, filtered fractal heaps, shared
+/// object header messages, virtual datasets, raw data in external files, undefined fill
+/// values set through the public API (copies keep them), modification times.
 #[derive(Debug)]
 pub struct FileWriter {
     file: Option<Box<dyn WriteIo>>,
@@ -401,7 +403,7 @@ impl FileWriter {
     /// Rebuild a structure of an object: `f` allocates the blocks of the new structure (or
     /// none, when it kept the old one); when it allocated any, the blocks of the previous
     /// build are retired.
-    fn rebuild<T>(
+    pub(crate) fn rebuild<T>(
         &mut self,
         key: (usize, u8),
         f: impl FnOnce(&mut Self) -> Result<T>,
@@ -427,7 +429,7 @@ impl FileWriter {
     }
 
     /// Retire every block of an object's structure (it no longer has one).
-    fn drop_structure(&mut self, key: (usize, u8)) {
+    pub(crate) fn drop_structure(&mut self, key: (usize, u8)) {
         for (a, l) in self.owned.remove(&key).unwrap_or_default() {
             self.retire(a, l);
         }
@@ -504,6 +506,8 @@ impl FileWriter {
             attrs: Vec::new(),
             path,
             dense_attrs: None,
+            attr_order: CreationOrder::Untracked,
+            attr_next: 0,
             attrs_dirty: true,
             comment: None,
             body,
@@ -517,9 +521,9 @@ impl FileWriter {
         };
         let body: u64 = msgs
             .iter()
-            .map(|m| self.msg_header_len() + m.data.len() as u64)
+            .map(|m| self.msg_header_len(id) + m.data.len() as u64)
             .sum();
-        let cap0 = self.prefix_len(body + 256) + align8(body + 256);
+        let cap0 = self.prefix_len(id, body + 256) + align8(body + 256);
         let addr = self.alloc(cap0);
         let o = &mut self.objects[id.0];
         o.addr = addr;
@@ -531,17 +535,38 @@ impl FileWriter {
         self.format == FileFormat::Compatible
     }
 
-    fn msg_header_len(&self) -> u64 {
-        if self.v1() {
+    /// Whether the object has a version 1 header: in the compatible format, unless it tracks
+    /// attribute creation order (which needs a version 2 header, as the reference library's
+    /// `H5O_set_version` decides).
+    pub(crate) fn v1_header(&self, id: ObjId) -> bool {
+        if let Some(v1) = self.loaded_v1(id) {
+            // An object read from the file keeps its header's version.
+            return v1;
+        }
+        self.v1()
+            && self
+                .object(id)
+                .is_ok_and(|o| o.attr_order == CreationOrder::Untracked)
+    }
+
+    /// Bytes of a message header: 8 in version 1 headers, 4 in version 2 headers (6 when
+    /// they track attribute creation order).
+    fn msg_header_len(&self, id: ObjId) -> u64 {
+        if self.v1_header(id) {
             8
+        } else if self
+            .object(id)
+            .is_ok_and(|o| o.attr_order != CreationOrder::Untracked)
+        {
+            6
         } else {
             4
         }
     }
 
     /// Bytes of chunk 0 that are not messages, for a body of `body` bytes.
-    fn prefix_len(&self, body: u64) -> u64 {
-        if self.v1() {
+    fn prefix_len(&self, id: ObjId, body: u64) -> u64 {
+        if self.v1_header(id) {
             16
         } else {
             let width = if body <= 0xff {
@@ -558,7 +583,7 @@ impl FileWriter {
     /// The object's header messages, encoded.
     fn header_messages(&self, id: ObjId) -> Result<Vec<RawMessage>> {
         let o = self.object(id)?;
-        let v1 = self.header_is_v1(id);
+        let v1 = self.v1_header(id);
         let mut msgs: Vec<(Message, u8)> = match &o.body {
             Body::Group(g) => g.messages(self, id)?,
             Body::Dataset(d) => d.messages(self)?,
@@ -583,41 +608,13 @@ impl FileWriter {
                 0,
             ));
         }
-        match o.dense_attrs {
-            Some((heap, names)) if !v1 => {
-                msgs.push((
-                    Message::AttributeInfo(h5_format::message::attribute_info::AttributeInfo {
-                        max_creation_index: None,
-                        fractal_heap_address: Addr(heap),
-                        name_btree_address: Addr(names),
-                        creation_order_btree_address: None,
-                    }),
-                    0,
-                ));
-            }
-            _ => {
-                if !v1 && !o.attrs.is_empty() {
-                    // Version 2 headers count their attributes through the Attribute Info
-                    // message (the reference library's H5O__attr_count_real): it must be
-                    // there, with undefined dense storage, for compact attributes too.
-                    msgs.push((
-                        Message::AttributeInfo(h5_format::message::attribute_info::AttributeInfo {
-                            max_creation_index: None,
-                            fractal_heap_address: Addr::UNDEF,
-                            name_btree_address: Addr::UNDEF,
-                            creation_order_btree_address: None,
-                        }),
-                        0,
-                    ));
-                }
-                for a in &o.attrs {
-                    msgs.push((Message::Attribute(a.message(self)?), 0));
-                }
-            }
-        }
+        let mut msgs: Vec<(Message, u8, Option<u16>)> =
+            msgs.into_iter().map(|(m, f)| (m, f, None)).collect();
+        msgs.extend(self.attribute_messages(id, v1)?);
         let mut out = Vec::with_capacity(msgs.len());
-        for (m, flags) in &msgs {
-            let raw = RawMessage::from_message(m, MessageFlags(*flags), self.sizes, v1);
+        for (m, flags, order) in &msgs {
+            let mut raw = RawMessage::from_message(m, MessageFlags(*flags), self.sizes, v1);
+            raw.creation_order = *order;
             if raw.data.len() > 0xffff {
                 bail!(
                     LimitExceeded,
@@ -662,13 +659,13 @@ impl FileWriter {
                 shape
             }
             None => {
-                let v1 = self.v1();
+                let v1 = self.v1_header(id);
                 // Body capacity of chunk 0: what the reservation leaves after the prefix.
                 let body0 = if v1 {
                     cap0 - 16
                 } else {
                     let mut b = cap0 - 11;
-                    while self.prefix_len(b) + b > cap0 {
+                    while self.prefix_len(id, b) + b > cap0 {
                         b -= 1;
                     }
                     b
@@ -686,12 +683,12 @@ impl FileWriter {
                         _ => 2,
                     };
                     Prefix::V2 {
-                        flags: code,
+                        flags: code | self.object(id)?.attr_order.header_flags(),
                         times: None,
                         attr_phase_change: None,
                     }
                 };
-                (v1, prefix, body0, self.msg_header_len())
+                (v1, prefix, body0, self.msg_header_len(id))
             }
         };
         if cont.is_some_and(|(a, _)| a == 0) {
@@ -940,83 +937,6 @@ impl FileWriter {
         };
         self.object_mut(id)?.body = body;
         r
-    }
-
-    /// Write dense attribute storage when a version 2 header has too many attributes: the
-    /// attribute messages in a fractal heap, indexed by a version 2 B-tree of name hashes
-    /// (record type 8).
-    fn prepare_attributes(&mut self, id: ObjId) -> Result<()> {
-        let o = self.object(id)?;
-        // Dense storage when there are many attributes, or one too big for a header message.
-        let mut big = false;
-        if !self.v1() {
-            for a in &o.attrs {
-                let len = Message::Attribute(a.message(self)?)
-                    .to_bytes(self.sizes)
-                    .len();
-                big |= len > 0xffff - 64;
-            }
-        }
-        if self.v1() || (o.attrs.len() <= MAX_COMPACT_ATTRS && !big) {
-            if self.object_mut(id)?.dense_attrs.take().is_some() {
-                self.drop_structure((id.0, 1));
-            }
-            return Ok(());
-        }
-        if o.dense_attrs.is_some() && !o.attrs_dirty {
-            return Ok(());
-        }
-        let mut objects = Vec::with_capacity(o.attrs.len());
-        let mut names = Vec::with_capacity(o.attrs.len());
-        for a in &o.attrs {
-            objects.push(Message::Attribute(a.message(self)?).to_bytes(self.sizes));
-            names.push(a.name.clone());
-        }
-        let (heap, btree) =
-            self.rebuild((id.0, 1), |w| w.write_dense_attributes(&objects, &names))?;
-        let o = self.object_mut(id)?;
-        o.dense_attrs = Some((heap, btree));
-        o.attrs_dirty = false;
-        Ok(())
-    }
-
-    /// Dense attribute storage of these encoded attribute messages: a fractal heap and a
-    /// version 2 B-tree of name hashes; their addresses.
-    fn write_dense_attributes(
-        &mut self,
-        objects: &[Vec<u8>],
-        names: &[String],
-    ) -> Result<(u64, u64)> {
-        let (heap, ids) = self.write_fractal_heap(objects, 8)?;
-        let mut records = Vec::with_capacity(ids.len());
-        for (i, (name, id)) in names.iter().zip(&ids).enumerate() {
-            let hash = h5_format::checksum::lookup3(name.as_bytes(), 0);
-            let mut heap_id = [0u8; 8];
-            heap_id.copy_from_slice(&id[..8]);
-            records.push((
-                hash,
-                name,
-                h5_format::btree::v2::Record::AttributeName {
-                    heap_id,
-                    message_flags: 0,
-                    creation_order: i as u32,
-                    hash,
-                },
-            ));
-        }
-        records.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
-        let recs: Vec<_> = records.into_iter().map(|r| r.2).collect();
-        let btree = self.write_btree2(
-            &super::btree2::Btree2Params {
-                record_type: 8,
-                node_size: 512,
-                record_size: 17,
-                split_percent: 100,
-                merge_percent: 40,
-            },
-            &recs,
-        )?;
-        Ok((heap, btree))
     }
 
     fn write_superblock(&mut self) -> Result<()> {

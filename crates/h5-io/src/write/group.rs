@@ -1,5 +1,11 @@
 //! Groups and links: symbol tables (local heap, version 1 B-tree, symbol table nodes) in the
-//! compatible format, link messages in the header otherwise; creation by path.
+//! compatible format, link messages in the header otherwise (or dense storage: a fractal
+//! heap of link messages indexed by version 2 B-trees of name hashes and, when indexed,
+//! creation order); creation by path; link creation-order tracking.
+//!
+//! A group that tracks link creation order is a "new-style" group (Link Info message and link
+//! messages) in the compatible format too, as the reference library makes it; its header
+//! stays a version 1 header unless the group also tracks attribute creation order.
 
 use std::collections::BTreeMap;
 
@@ -17,6 +23,7 @@ use h5_format::symbol_table_entry::ScratchPad;
 use h5_format::{Addr, Writer};
 
 use super::btree2::Btree2Params;
+use super::heap::{DenseAddrs, LINK_HEAP};
 
 use super::file::{align8, Body, FileFormat, FileWriter, ObjId, GROUP_INTERNAL_K, GROUP_LEAF_K};
 use super::{bail, ensure, Error, ErrorKind, Result};
@@ -45,10 +52,123 @@ pub enum LinkSpec {
     },
 }
 
+/// Whether the creation order of a group's links or an object's attributes is tracked
+/// (`H5P_CRT_ORDER_TRACKED`) and indexed (`H5P_CRT_ORDER_INDEXED`, which implies tracked).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum CreationOrder {
+    /// Not tracked (the default): order by name only.
+    #[default]
+    Untracked,
+    /// Tracked: every link or attribute stores its creation index.
+    Tracked,
+    /// Tracked and indexed: dense storage also has a version 2 B-tree by creation index.
+    Indexed,
+}
+
+impl CreationOrder {
+    /// `Indexed` when `index`, else `Tracked` when `track`, else `Untracked` (h5py's
+    /// `track_order=True` is `Indexed`).
+    pub fn new(track: bool, index: bool) -> CreationOrder {
+        if index {
+            CreationOrder::Indexed
+        } else if track {
+            CreationOrder::Tracked
+        } else {
+            CreationOrder::Untracked
+        }
+    }
+
+    /// Whether creation order is tracked.
+    pub fn is_tracked(self) -> bool {
+        self != CreationOrder::Untracked
+    }
+
+    /// Whether creation order is indexed.
+    pub fn is_indexed(self) -> bool {
+        self == CreationOrder::Indexed
+    }
+
+    /// The link creation order a group read from a file has, from its Link Info message
+    /// (what a copy keeps).
+    pub fn of_links(obj: &crate::object::Object) -> CreationOrder {
+        match obj.message(h5_format::message::MessageType::LINK_INFO) {
+            Ok(Some(Message::LinkInfo(li))) => CreationOrder::new(
+                li.max_creation_index.is_some(),
+                li.creation_order_btree_address.is_some(),
+            ),
+            _ => CreationOrder::Untracked,
+        }
+    }
+
+    /// The attribute creation order an object read from a file has, from its version 2
+    /// header's flags (what a copy keeps).
+    pub fn of_attributes(obj: &crate::object::Object) -> CreationOrder {
+        use h5_format::object_header::{
+            Prefix, FLAG_ATTR_CREATION_ORDER_INDEXED, FLAG_ATTR_CREATION_ORDER_TRACKED,
+        };
+        match obj.header.prefix {
+            Prefix::V2 { flags, .. } => CreationOrder::new(
+                flags & FLAG_ATTR_CREATION_ORDER_TRACKED != 0,
+                flags & FLAG_ATTR_CREATION_ORDER_INDEXED != 0,
+            ),
+            _ => CreationOrder::Untracked,
+        }
+    }
+
+    /// The version 2 object header flag bits for attribute creation order.
+    pub(crate) fn header_flags(self) -> u8 {
+        use h5_format::object_header::{
+            FLAG_ATTR_CREATION_ORDER_INDEXED, FLAG_ATTR_CREATION_ORDER_TRACKED,
+        };
+        match self {
+            CreationOrder::Untracked => 0,
+            CreationOrder::Tracked => FLAG_ATTR_CREATION_ORDER_TRACKED,
+            CreationOrder::Indexed => {
+                FLAG_ATTR_CREATION_ORDER_TRACKED | FLAG_ATTR_CREATION_ORDER_INDEXED
+            }
+        }
+    }
+}
+
+/// How to create a group (`H5Pset_link_creation_order` and `H5Pset_attr_creation_order` of
+/// a group creation property list).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct GroupOptions {
+    /// Creation order of the group's links.
+    pub link_order: CreationOrder,
+    /// Creation order of the group's attributes.
+    pub attr_order: CreationOrder,
+}
+
+impl GroupOptions {
+    /// Links and attributes tracked and indexed: h5py's `track_order=True`.
+    pub fn track_order() -> GroupOptions {
+        GroupOptions {
+            link_order: CreationOrder::Indexed,
+            attr_order: CreationOrder::Indexed,
+        }
+    }
+
+    /// The options of a group read from a file (what a copy keeps).
+    pub fn of_source(obj: &crate::object::Object) -> GroupOptions {
+        GroupOptions {
+            link_order: CreationOrder::of_links(obj),
+            attr_order: CreationOrder::of_attributes(obj),
+        }
+    }
+}
+
 /// A group's links and, in the compatible format, where its symbol table lives.
 #[derive(Debug)]
 pub(crate) struct Group {
     pub(crate) links: BTreeMap<String, LinkSpec>,
+    /// Creation index of every link (kept whether tracked or not: dense storage and link
+    /// messages are written in creation order, as the reference library inserts them).
+    corder: BTreeMap<String, u64>,
+    /// The creation index the next link gets.
+    next_corder: u64,
+    /// Whether link creation order is tracked (and indexed).
+    order: CreationOrder,
     /// Local heap header address (symbol-table groups), fixed at creation.
     heap_addr: u64,
     /// Local heap data segment: address and capacity.
@@ -60,8 +180,8 @@ pub(crate) struct Group {
     dirty: bool,
     format: FileFormat,
     /// Dense link storage (more than [`MAX_COMPACT_LINKS`] links in a link-message group):
-    /// fractal heap and name index addresses, rebuilt at each flush.
-    dense: Option<(u64, u64)>,
+    /// fractal heap and index addresses, rebuilt at each flush.
+    dense: Option<DenseAddrs>,
 }
 
 /// Most links kept as link messages in the header (the reference library's default "max
@@ -72,8 +192,17 @@ impl Group {
     /// A new empty group of the writer's format (its symbol table, if any, is built at the
     /// first flush).
     pub(crate) fn new(w: &mut FileWriter) -> Group {
+        Group::with_order(w, CreationOrder::Untracked)
+    }
+
+    /// A new empty group whose links have creation order `order` (a symbol table, when the
+    /// group keeps one, is built at the first flush).
+    fn with_order(w: &mut FileWriter, order: CreationOrder) -> Group {
         Group {
             links: BTreeMap::new(),
+            corder: BTreeMap::new(),
+            next_corder: 0,
+            order,
             heap_addr: 0,
             seg: (0, 0),
             btree_addr: 0,
@@ -91,10 +220,27 @@ impl Group {
         self.heap_addr = heap;
     }
 
+    /// A group read from a file keeps its link creation order: `order` as tracked, and
+    /// `next` the index the next link gets.
+    pub(crate) fn set_loaded_order(&mut self, order: CreationOrder, next: u64) {
+        self.order = order;
+        self.next_corder = next;
+    }
+
+    /// A link of a group read from a file, with its creation index when the file has one
+    /// (links without one get the next index, in the order they are entered).
+    pub(crate) fn insert_loaded(&mut self, name: String, spec: LinkSpec, corder: Option<u64>) {
+        let index = corder.unwrap_or(self.next_corder);
+        self.next_corder = self.next_corder.max(index.saturating_add(1));
+        self.corder.insert(name.clone(), index);
+        self.links.insert(name, spec);
+    }
+
     /// Whether the links are kept as a symbol table (compatible format, and no link type a
     /// symbol table cannot hold).
     fn is_symbol_table(&self) -> bool {
         self.format == FileFormat::Compatible
+            && self.order == CreationOrder::Untracked
             && !self
                 .links
                 .values()
@@ -137,17 +283,18 @@ impl Group {
                 0,
             )]);
         }
-        let (heap, names) = match self.dense {
-            Some((h, b)) if self.links.len() > MAX_COMPACT_LINKS => (Addr(h), Addr(b)),
-            _ => (Addr::UNDEF, Addr::UNDEF),
-        };
+        let dense = self.dense.filter(|_| self.links.len() > MAX_COMPACT_LINKS);
+        let heap = dense.map_or(Addr::UNDEF, |d| Addr(d.heap));
         let mut out = vec![
             (
                 Message::LinkInfo(LinkInfo {
-                    max_creation_index: None,
+                    max_creation_index: self.order.is_tracked().then_some(self.next_corder),
                     fractal_heap_address: heap,
-                    name_btree_address: names,
-                    creation_order_btree_address: None,
+                    name_btree_address: dense.map_or(Addr::UNDEF, |d| Addr(d.names)),
+                    creation_order_btree_address: self
+                        .order
+                        .is_indexed()
+                        .then(|| dense.and_then(|d| d.order).map_or(Addr::UNDEF, Addr)),
                 }),
                 0,
             ),
@@ -162,14 +309,29 @@ impl Group {
         if !heap.is_undef() {
             return Ok(out);
         }
-        out.extend(self.link_messages(w)?.into_iter().map(|m| (m, 0)));
+        out.extend(self.link_messages(w)?.into_iter().map(|m| (m.2, 0)));
         Ok(out)
     }
 
-    /// The links as link messages, in name order.
-    fn link_messages(&self, w: &FileWriter) -> Result<Vec<Message>> {
+    /// The link names with their creation indexes, in creation order.
+    fn names_in_order(&self) -> Vec<(&str, u64)> {
+        let mut v: Vec<(&str, u64)> = self
+            .links
+            .keys()
+            .map(|n| (n.as_str(), self.corder.get(n).copied().unwrap_or(u64::MAX)))
+            .collect();
+        v.sort_by_key(|&(n, c)| (c, n));
+        v
+    }
+
+    /// The links as link messages, in creation order, with their names and creation
+    /// indexes (stored in the messages when the group tracks creation order).
+    fn link_messages(&self, w: &FileWriter) -> Result<Vec<(&str, u64, Message)>> {
         let mut out = Vec::with_capacity(self.links.len());
-        for (name, l) in &self.links {
+        for (name, corder) in self.names_in_order() {
+            let Some(l) = self.links.get(name) else {
+                continue;
+            };
             let target = match l {
                 LinkSpec::Hard(id) => LinkTarget::Hard(Addr(w.address(*id)?)),
                 LinkSpec::Soft(p) => LinkTarget::Soft(p.as_bytes().to_vec()),
@@ -184,18 +346,23 @@ impl Group {
                 },
             };
             let charset = (!name.is_ascii()).then_some(1);
-            out.push(Message::Link(Link {
-                creation_order: None,
-                charset,
-                name: name.as_bytes().to_vec(),
-                target,
-            }));
+            out.push((
+                name,
+                corder,
+                Message::Link(Link {
+                    creation_order: self.order.is_tracked().then_some(corder),
+                    charset,
+                    name: name.as_bytes().to_vec(),
+                    target,
+                }),
+            ));
         }
         Ok(out)
     }
 
-    /// Write dense link storage: the link messages in a fractal heap, indexed by a version 2
-    /// B-tree of name hashes (record type 5).
+    /// Write dense link storage: the link messages in a fractal heap (in creation order),
+    /// indexed by a version 2 B-tree of name hashes (record type 5) and, when creation order
+    /// is indexed, one of creation indexes (record type 6).
     fn prepare_dense(&mut self, w: &mut FileWriter) -> Result<()> {
         if self.links.len() <= MAX_COMPACT_LINKS {
             self.dense = None;
@@ -205,18 +372,27 @@ impl Group {
             return Ok(());
         }
         let msgs = self.link_messages(w)?;
-        let objects: Vec<Vec<u8>> = msgs.iter().map(|m| m.to_bytes(w.sizes)).collect();
-        let (heap, ids) = w.write_fractal_heap(&objects, 7)?;
-        let mut records: Vec<(u32, &str, Record)> = Vec::with_capacity(ids.len());
-        for (name, id) in self.links.keys().zip(&ids) {
+        let objects: Vec<Vec<u8>> = msgs.iter().map(|m| m.2.to_bytes(w.sizes)).collect();
+        let (heap, ids) = w.write_fractal_heap(&objects, LINK_HEAP)?;
+        drop(objects);
+        let mut names: Vec<(u32, &str, Record)> = Vec::with_capacity(ids.len());
+        let mut orders = Vec::new();
+        for ((name, corder, _), id) in msgs.iter().zip(&ids) {
             let hash = lookup3(name.as_bytes(), 0);
             let mut heap_id = [0u8; 7];
-            heap_id.copy_from_slice(&id[..7]);
-            records.push((hash, name, Record::LinkName { hash, heap_id }));
+            let n = id.len().min(7);
+            heap_id[..n].copy_from_slice(&id[..n]);
+            names.push((hash, name, Record::LinkName { hash, heap_id }));
+            if self.order.is_indexed() {
+                orders.push(Record::LinkCreationOrder {
+                    creation_order: *corder,
+                    heap_id,
+                });
+            }
         }
-        records.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
-        let recs: Vec<Record> = records.into_iter().map(|r| r.2).collect();
-        let btree = w.write_btree2(
+        names.sort_by(|a, b| (a.0, a.1.as_bytes()).cmp(&(b.0, b.1.as_bytes())));
+        let recs: Vec<Record> = names.into_iter().map(|r| r.2).collect();
+        let name_tree = w.write_btree2(
             &Btree2Params {
                 record_type: 5,
                 node_size: 512,
@@ -226,7 +402,26 @@ impl Group {
             },
             &recs,
         )?;
-        self.dense = Some((heap, btree));
+        // `msgs` is in creation order already: so are the records.
+        let order_tree = if self.order.is_indexed() {
+            Some(w.write_btree2(
+                &Btree2Params {
+                    record_type: 6,
+                    node_size: 512,
+                    record_size: 15,
+                    split_percent: 100,
+                    merge_percent: 40,
+                },
+                &orders,
+            )?)
+        } else {
+            None
+        };
+        self.dense = Some(DenseAddrs {
+            heap,
+            names: name_tree,
+            order: order_tree,
+        });
         self.dirty = false;
         Ok(())
     }
@@ -566,7 +761,6 @@ impl FileWriter {
     }
 
     fn insert_link(&mut self, group: ObjId, name: &str, link: LinkSpec) -> Result<()> {
-        self.check_links_writable(group)?;
         let g = self.group_mut(group)?;
         ensure!(
             !g.links.contains_key(name),
@@ -574,6 +768,8 @@ impl FileWriter {
             "{name:?} already exists"
         );
         g.links.insert(name.to_owned(), link);
+        g.corder.insert(name.to_owned(), g.next_corder);
+        g.next_corder += 1;
         g.dirty = true;
         Ok(())
     }
@@ -590,6 +786,84 @@ impl FileWriter {
     pub fn create_group(&mut self, base: ObjId, path: &str) -> Result<ObjId> {
         let g = Group::new(self);
         self.create_object(base, path, Body::Group(g))
+    }
+
+    /// Create a group at `path` with `options` (link and attribute creation order); missing
+    /// intermediate groups get the default options.
+    pub fn create_group_with(
+        &mut self,
+        base: ObjId,
+        path: &str,
+        options: &GroupOptions,
+    ) -> Result<ObjId> {
+        let g = Group::with_order(self, options.link_order);
+        let id = self.create_object(base, path, Body::Group(g))?;
+        self.set_attribute_order(id, options.attr_order)?;
+        Ok(id)
+    }
+
+    /// Track (and index) the creation order of the links of `group`
+    /// (`H5Pset_link_creation_order`): link messages carry creation indexes, the Link Info
+    /// message the next index and, when indexed, dense storage a creation-order index
+    /// (version 2 B-tree of record type 6). In the compatible format the group then keeps
+    /// link messages instead of a symbol table. Only while the group has no links (for
+    /// the root group, right after [`FileWriter::create`]).
+    pub fn set_link_order(&mut self, group: ObjId, order: CreationOrder) -> Result<()> {
+        let path = self.object(group)?.path.clone();
+        let g = self.group(group)?;
+        if g.order == order {
+            return Ok(());
+        }
+        ensure!(
+            g.links.is_empty(),
+            InvalidArgument,
+            "{path}: link creation order can only be set before the first link"
+        );
+        let g = self.group_mut(group)?;
+        g.order = order;
+        g.dirty = true;
+        Ok(())
+    }
+
+    /// Whether the links of `group` track (and index) their creation order.
+    pub fn link_order(&self, group: ObjId) -> Result<CreationOrder> {
+        Ok(self.group(group)?.order)
+    }
+
+    /// Set the creation index of link `name` of `group` (a group that tracks link creation
+    /// order): what a copy does to keep the source's indexes. Later links get indexes after
+    /// the largest one.
+    pub fn set_link_creation_index(&mut self, group: ObjId, name: &str, index: u64) -> Result<()> {
+        let path = self.object(group)?.path.clone();
+        let g = self.group_mut(group)?;
+        ensure!(
+            g.order.is_tracked(),
+            InvalidArgument,
+            "{path}: the group does not track link creation order"
+        );
+        ensure!(
+            index < u64::MAX,
+            LimitExceeded,
+            "{path}: link creation index {index} is too large"
+        );
+        let Some(slot) = g.corder.get_mut(name) else {
+            bail!(NotFound, "{path}: no link {name:?}");
+        };
+        *slot = index;
+        g.next_corder = g.next_corder.max(index + 1);
+        g.dirty = true;
+        Ok(())
+    }
+
+    /// The names of a group's links in creation order (whether tracked or not: the order
+    /// they were created in, unless creation indexes were set explicitly).
+    pub fn link_names_by_creation_order(&self, group: ObjId) -> Result<Vec<String>> {
+        Ok(self
+            .group(group)?
+            .names_in_order()
+            .into_iter()
+            .map(|(n, _)| n.to_owned())
+            .collect())
     }
 
     /// Create a link at `path`. A hard link adds a name to an existing object; soft and

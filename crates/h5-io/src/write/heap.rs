@@ -1,13 +1,16 @@
-//! Global heap collections for variable-length data and region references.
+//! Global heap collections for variable-length data and region references; fractal heaps
+//! for dense link and attribute storage.
 
 use h5_format::heap::global::{
     header_size, object_header_size, GlobalHeapCollection, GlobalHeapId, GlobalHeapObject,
     MIN_COLLECTION_SIZE,
 };
+use std::collections::BTreeMap;
+
 use h5_format::{Addr, Writer};
 
 use super::file::{align8, FileWriter};
-use super::{ensure, Result};
+use super::{bail, ensure, Error, ErrorKind, Result};
 
 /// The collections written so far; objects are appended to the last one while it has room.
 #[derive(Debug, Default)]
@@ -41,7 +44,7 @@ impl FileWriter {
             ));
         }
         let Some((addr, coll)) = self.gheap.collections.last_mut() else {
-            super::bail!(Format, "no global heap collection");
+            bail!(Format, "no global heap collection");
         };
         let index = coll.objects.len() as u16 + 1;
         coll.objects.push(GlobalHeapObject {
@@ -60,26 +63,120 @@ impl FileWriter {
     }
 }
 
-/// Largest managed object of the fractal heaps written here (heap IDs keep 2 length bytes).
-const FHEAP_MAX_MANAGED: u32 = 65536 - 64;
-/// Largest direct block.
+/// Creation parameters of a fractal heap: those the reference library uses for dense link
+/// storage ([`LINK_HEAP`], `H5Gdense.c`) and dense attribute storage ([`ATTR_HEAP`],
+/// `H5Oprivate.h`). Both have a table width of 4, 64 KiB maximum direct blocks, 4 KiB
+/// maximum managed objects, one starting root row and checksummed direct blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct HeapParams {
+    /// "Heap ID Length".
+    pub(crate) id_len: u16,
+    /// "Starting Block Size".
+    pub(crate) start_block: u64,
+    /// "Maximum Heap Size" (log2 of the heap's address space).
+    pub(crate) max_heap_bits: u16,
+}
+
+/// Dense link storage: 7-byte heap IDs, 512-byte starting blocks, 32-bit address space.
+pub(crate) const LINK_HEAP: HeapParams = HeapParams {
+    id_len: 7,
+    start_block: 512,
+    max_heap_bits: 32,
+};
+
+/// Dense attribute storage: 8-byte heap IDs, 1 KiB starting blocks, 40-bit address space.
+pub(crate) const ATTR_HEAP: HeapParams = HeapParams {
+    id_len: 8,
+    start_block: 1024,
+    max_heap_bits: 40,
+};
+
+/// Where dense link or attribute storage lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct DenseAddrs {
+    /// The fractal heap of messages.
+    pub(crate) heap: u64,
+    /// The version 2 B-tree indexing names.
+    pub(crate) names: u64,
+    /// The version 2 B-tree indexing creation order, when it is indexed.
+    pub(crate) order: Option<u64>,
+}
+
+/// "Table Width" of the doubling table.
+const FHEAP_WIDTH: u16 = 4;
+/// "Maximum Direct Block Size".
 const FHEAP_MAX_DIRECT: u64 = 65536;
+/// "Maximum Size of Managed Objects": bigger objects are huge objects.
+pub(crate) const FHEAP_MAX_MANAGED: u32 = 4096;
+/// How many partly filled direct blocks are still offered to later objects.
+const OPEN_BLOCKS: usize = 16;
+
+/// A direct block being filled: heap offset, size, object bytes so far.
+struct Block {
+    offset: u64,
+    size: u64,
+    data: Vec<u8>,
+}
+
+/// The size of the direct block that starts at heap offset `offset`: walk down from the root
+/// through indirect block rows (`H5HF__man_iter_start_offset`). The heap's address space is
+/// the same partition into blocks whatever the root's current number of rows.
+fn direct_block_size(dt: &h5_format::heap::fractal::DoublingTable, offset: u64) -> Option<u64> {
+    let mut base = 0u64;
+    for _ in 0..64 {
+        let (row, col) = dt.lookup(offset - base)?;
+        let size = dt.row_block_size(row)?;
+        if row < dt.max_direct_rows {
+            return Some(size);
+        }
+        base = base
+            .checked_add(dt.row_block_offset(row)?)?
+            .checked_add(col.checked_mul(size)?)?;
+    }
+    None
+}
+
+/// Number of direct blocks in an indirect block of `nrows` rows, its children's included.
+fn direct_blocks_in(dt: &h5_format::heap::fractal::DoublingTable, nrows: u32) -> u64 {
+    (0..nrows)
+        .map(|row| {
+            if row < dt.max_direct_rows {
+                dt.width
+            } else {
+                let child = dt.row_block_size(row).map_or(0, |s| dt.rows_for_size(s));
+                dt.width.saturating_mul(direct_blocks_in(dt, child))
+            }
+        })
+        .fold(0u64, u64::saturating_add)
+}
 
 impl FileWriter {
-    /// Write a fractal heap holding `objects` as managed objects in one root direct block
-    /// (checksummed) and return the header's address and each object's heap ID (`id_len`
-    /// bytes: version/type byte, 4-byte offset, 2-byte length, zero padding).
+    /// Write a fractal heap holding `objects` and return the header's address and each
+    /// object's heap ID (`p.id_len` bytes).
+    ///
+    /// The layout follows the reference library's: a root direct block of the starting size
+    /// while everything fits one, else a root indirect block whose rows double as the heap
+    /// grows (1, 2, 4... up to the most the address space allows); rows below the maximum
+    /// direct block size hold direct blocks, the rows above hold indirect blocks, each with
+    /// the rows its size covers. Direct blocks are used in heap-offset order (the allocation
+    /// iterator); an object that does not fit the next block skips it (the block stays
+    /// unallocated unless a later, smaller object goes there), and an object goes into the
+    /// first of the recent partly filled blocks with room. Objects bigger than 4 KiB (the
+    /// maximum managed object size) are huge objects: stored on their own and found through
+    /// a version 2 B-tree of record type 1 by the ID in their heap ID. No free-space manager
+    /// is written.
     pub(crate) fn write_fractal_heap(
         &mut self,
         objects: &[Vec<u8>],
-        id_len: u16,
+        p: HeapParams,
     ) -> Result<(u64, Vec<Vec<u8>>)> {
+        use h5_format::btree::v2::Record;
         use h5_format::heap::fractal::{
-            DirectBlock, DirectEntry, FractalHeapHeader, IndirectBlock, FLAG_CHECKSUM_DIRECT_BLOCKS,
+            DirectBlock, FractalHeapHeader, HeapId, HeapIdLayout, FLAG_CHECKSUM_DIRECT_BLOCKS,
         };
         let sizes = self.sizes;
         let mut h = FractalHeapHeader {
-            heap_id_length: id_len,
+            heap_id_length: p.id_len,
             flags: FLAG_CHECKSUM_DIRECT_BLOCKS,
             max_managed_object_size: FHEAP_MAX_MANAGED,
             next_huge_id: 0,
@@ -89,116 +186,103 @@ impl FileWriter {
             managed_space: 0,
             allocated_managed_space: 0,
             direct_block_iterator_offset: 0,
-            managed_objects: objects.len() as u64,
+            managed_objects: 0,
             huge_objects_size: 0,
             huge_objects: 0,
             tiny_objects_size: 0,
             tiny_objects: 0,
-            table_width: 4,
-            starting_block_size: 512,
+            table_width: FHEAP_WIDTH,
+            starting_block_size: p.start_block,
             max_direct_block_size: FHEAP_MAX_DIRECT,
-            max_heap_size: 32,
+            max_heap_size: p.max_heap_bits,
             starting_root_rows: 1,
             root_block: Addr::UNDEF,
             current_root_rows: 0,
             filters: None,
         };
         let dt = h.doubling_table()?;
+        let layout = HeapIdLayout::new(&h, sizes)?;
         let overhead = dt.direct_block_overhead(sizes, true) as u64;
-        // Objects too big for a managed block are "huge": stored on their own and found by
-        // id through a version 2 B-tree (record type 1, indirect ids).
-        let is_huge = |o: &Vec<u8>| o.len() as u64 > u64::from(FHEAP_MAX_MANAGED);
-        let total: u64 = objects
-            .iter()
-            .filter(|o| !is_huge(o))
-            .map(|o| o.len() as u64)
-            .sum();
-        // One root direct block when everything fits, else a root indirect block of direct
-        // blocks (rows of 512-byte blocks doubling up to 64 KiB, four per row).
-        let single = overhead + total <= FHEAP_MAX_DIRECT;
-        h.starting_block_size = if single {
-            (overhead + total).next_power_of_two().max(512)
-        } else {
-            512
-        };
-        let dt = h.doubling_table()?;
-        let width = dt.width;
-        // Direct blocks: (heap offset, size, bytes after the prefix).
-        let mut blocks: Vec<(u64, u64, Vec<u8>)> = Vec::new();
-        let mut row = 0u32;
-        let mut col = 0u64;
-        let new_block = |row: u32, col: u64| -> Result<(u64, u64, Vec<u8>)> {
-            let size = dt.row_block_size(row);
-            let base = dt.row_block_offset(row);
-            match (size, base) {
-                (Some(size), Some(base)) if row < dt.max_direct_rows => {
-                    Ok((base + col * size, size, Vec::new()))
-                }
-                _ => super::bail!(
-                    Unsupported,
-                    "{total} bytes of dense storage need nested indirect fractal heap blocks, \
-                     not written yet"
-                ),
-            }
-        };
-        blocks.push(new_block(0, 0)?);
+        let heap_end = 1u64
+            .checked_shl(u32::from(p.max_heap_bits))
+            .unwrap_or(u64::MAX);
+
+        // Placement: managed objects into direct blocks (heap offset, length), huge ones
+        // into raw space.
+        let mut blocks: Vec<Block> = Vec::new();
+        let mut open: Vec<usize> = Vec::new();
+        let mut next_off = 0u64;
         let mut ids = Vec::with_capacity(objects.len());
         let mut huge = Vec::new();
         for o in objects {
-            if is_huge(o) {
-                let at = self.alloc_raw(o.len() as u64);
+            let len = o.len() as u64;
+            if len > u64::from(FHEAP_MAX_MANAGED) {
+                let at = self.alloc_raw(len);
                 self.put(at, o)?;
                 let hid = huge.len() as u64 + 1;
-                huge.push(h5_format::btree::v2::Record::HugeIndirect {
+                huge.push(Record::HugeIndirect {
                     address: Addr(at),
-                    length: o.len() as u64,
+                    length: len,
                     id: hid,
                 });
                 h.huge_objects += 1;
-                h.huge_objects_size += o.len() as u64;
+                h.huge_objects_size += len;
                 let mut w = Writer::new(sizes);
-                w.put_u8(0x10);
-                w.put_uint(hid, id_len as usize - 1);
+                HeapId::HugeIndirect { id: hid }.encode(&mut w, &layout);
                 ids.push(w.into_vec());
                 continue;
             }
-            let len = o.len() as u64;
-            loop {
-                let Some((_, size, data)) = blocks.last() else {
-                    super::bail!(Format, "no fractal heap block");
-                };
-                if overhead + data.len() as u64 + len <= *size {
-                    break;
-                }
-                col += 1;
-                if col == width {
-                    col = 0;
-                    row += 1;
-                }
-                blocks.push(new_block(row, col)?);
-            }
-            let Some((boff, _, data)) = blocks.last_mut() else {
-                super::bail!(Format, "no fractal heap block");
+            let fits = |b: &Block| overhead + b.data.len() as u64 + len <= b.size;
+            let slot = match open.iter().position(|&i| blocks.get(i).is_some_and(fits)) {
+                Some(k) => open[k],
+                None => loop {
+                    ensure!(
+                        next_off < heap_end,
+                        LimitExceeded,
+                        "dense storage needs more than the {}-bit address space of its \
+                         fractal heap",
+                        p.max_heap_bits
+                    );
+                    let Some(size) = direct_block_size(&dt, next_off) else {
+                        bail!(Format, "no fractal heap block at offset {next_off}");
+                    };
+                    blocks.push(Block {
+                        offset: next_off,
+                        size,
+                        data: Vec::new(),
+                    });
+                    next_off += size;
+                    let i = blocks.len() - 1;
+                    open.push(i);
+                    if open.len() > OPEN_BLOCKS {
+                        open.remove(0);
+                    }
+                    if blocks.get(i).is_some_and(fits) {
+                        break i;
+                    }
+                },
             };
-            let off = *boff + overhead + data.len() as u64;
-            data.extend_from_slice(o);
-            let mut id = vec![0u8; id_len as usize];
+            let Some(b) = blocks.get_mut(slot) else {
+                bail!(Format, "no fractal heap block");
+            };
+            let off = b.offset + overhead + b.data.len() as u64;
+            b.data.extend_from_slice(o);
+            h.managed_objects += 1;
             let mut w = Writer::new(sizes);
-            w.put_u8(0);
-            w.put_uint(off, dt.heap_off_size);
-            w.put_uint(len, dt.heap_len_size);
-            let b = w.as_slice();
-            ensure!(b.len() <= id.len(), Format, "heap ID of {} bytes", b.len());
-            id[..b.len()].copy_from_slice(b);
-            ids.push(id);
+            HeapId::Managed {
+                offset: off,
+                length: len,
+            }
+            .encode(&mut w, &layout);
+            ids.push(w.into_vec());
         }
+
         let hsize = {
             let mut w = Writer::new(sizes);
             h.encode(&mut w);
             w.len() as u64
         };
         let haddr = self.alloc(hsize);
-        h.managed_objects = (objects.len() - huge.len()) as u64;
         if !huge.is_empty() {
             h.next_huge_id = huge.len() as u64;
             h.huge_btree = Addr(self.write_btree2(
@@ -212,58 +296,124 @@ impl FileWriter {
                 &huge,
             )?);
         }
-        let mut addrs = Vec::with_capacity(blocks.len());
-        for (boff, size, mut data) in blocks {
-            h.managed_free_space += size - overhead - data.len() as u64;
-            h.allocated_managed_space += size;
-            h.direct_block_iterator_offset = boff + size;
-            data.resize((size - overhead) as usize, 0);
-            let at = self.alloc(size);
+
+        // Direct blocks that received objects; the others stay unallocated.
+        let mut used = 0u64;
+        let mut direct: BTreeMap<u64, (u64, Addr)> = BTreeMap::new();
+        for b in blocks.into_iter().filter(|b| !b.data.is_empty()) {
+            let mut data = b.data;
+            used += data.len() as u64;
+            h.allocated_managed_space += b.size;
+            h.direct_block_iterator_offset = b.offset + b.size;
+            data.resize((b.size - overhead) as usize, 0);
+            let at = self.alloc(b.size);
             let mut w = Writer::new(sizes);
             DirectBlock {
                 heap_header: Addr(haddr),
-                block_offset: boff,
+                block_offset: b.offset,
                 checksummed: true,
                 data,
             }
             .encode(&mut w, &h);
             self.put(at, w.as_slice())?;
-            addrs.push(Addr(at));
+            direct.insert(b.offset, (b.size, Addr(at)));
         }
-        if single {
-            h.root_block = addrs.first().copied().unwrap_or(Addr::UNDEF);
-            h.managed_space = h.starting_block_size;
+        let last_end = h.direct_block_iterator_offset;
+        if direct.is_empty() {
+            // Huge objects only: no managed space.
+        } else if last_end <= dt.start_block_size {
+            h.root_block = direct.values().next().map_or(Addr::UNDEF, |d| d.1);
+            h.managed_space = dt.start_block_size;
+            // The reference library leaves the iterator at 0 while the root is a direct block.
+            h.direct_block_iterator_offset = 0;
         } else {
-            let nrows = row + 1;
-            let (k, n) = dt.indirect_entries(nrows);
-            let mut direct = vec![
-                DirectEntry {
-                    address: Addr::UNDEF,
-                    filtered: None,
-                };
-                k as usize
-            ];
-            for (slot, a) in direct.iter_mut().zip(&addrs) {
-                slot.address = *a;
+            // The root's rows: one, doubling until the last block's row is covered.
+            let (last_row, _) = dt
+                .lookup(last_end - 1)
+                .ok_or_else(|| Error::new(ErrorKind::Format, "fractal heap offset"))?;
+            let mut nrows = u32::from(h.starting_root_rows).max(1);
+            while nrows <= last_row {
+                nrows = (2 * nrows).min(dt.max_root_rows);
             }
-            let ib = IndirectBlock {
-                heap_header: Addr(haddr),
-                block_offset: 0,
-                nrows,
-                direct,
-                indirect: vec![Addr::UNDEF; n as usize],
-            };
-            let mut w = Writer::new(sizes);
-            ib.encode(&mut w, &h);
-            let at = self.alloc(w.len() as u64);
-            self.put(at, w.as_slice())?;
-            h.root_block = Addr(at);
             h.current_root_rows = nrows as u16;
-            h.managed_space = dt.row_block_offset(nrows).unwrap_or(0);
+            h.root_block = Addr(self.write_indirect_block(&h, &dt, haddr, 0, nrows, &direct)?);
+            h.managed_space = dt
+                .row_block_offset(nrows)
+                .ok_or_else(|| Error::new(ErrorKind::Format, "fractal heap rows overflow"))?;
         }
+        // Free space as the reference library counts it: every direct block the root covers
+        // (allocated or not) less its prefix, less the objects.
+        let blocks_covered = match h.current_root_rows {
+            0 if h.root_block.is_undef() => 0,
+            0 => 1,
+            n => direct_blocks_in(&dt, u32::from(n)),
+        };
+        h.managed_free_space = h
+            .managed_space
+            .saturating_sub(overhead.saturating_mul(blocks_covered))
+            .saturating_sub(used);
         let mut w = Writer::new(sizes);
         h.encode(&mut w);
         self.put(haddr, w.as_slice())?;
         Ok((haddr, ids))
     }
+
+    /// Write the indirect block of `nrows` rows at heap offset `base` (children first) and
+    /// return its address. `direct` maps the heap offset of every allocated direct block to
+    /// its size and address; entries without one stay undefined.
+    fn write_indirect_block(
+        &mut self,
+        h: &h5_format::heap::fractal::FractalHeapHeader,
+        dt: &h5_format::heap::fractal::DoublingTable,
+        haddr: u64,
+        base: u64,
+        nrows: u32,
+        direct: &BTreeMap<u64, (u64, Addr)>,
+    ) -> Result<u64> {
+        use h5_format::heap::fractal::{DirectEntry, IndirectBlock};
+        let overflow = || Error::new(ErrorKind::Format, "fractal heap offset overflow");
+        let (k, n) = dt.indirect_entries(nrows);
+        let mut ib = IndirectBlock {
+            heap_header: Addr(haddr),
+            block_offset: base,
+            nrows,
+            direct: Vec::with_capacity(k as usize),
+            indirect: Vec::with_capacity(n as usize),
+        };
+        for row in 0..nrows {
+            let size = dt.row_block_size(row).ok_or_else(overflow)?;
+            let row_off = dt.row_block_offset(row).ok_or_else(overflow)?;
+            for col in 0..dt.width {
+                let off = base
+                    .checked_add(row_off)
+                    .and_then(|o| o.checked_add(col.checked_mul(size)?))
+                    .ok_or_else(overflow)?;
+                if row < dt.max_direct_rows {
+                    let address = direct.get(&off).map_or(Addr::UNDEF, |d| d.1);
+                    ib.direct.push(DirectEntry {
+                        address,
+                        filtered: None,
+                    });
+                } else {
+                    let end = off.checked_add(size).ok_or_else(overflow)?;
+                    let used = direct.range(off..end).next().is_some();
+                    let address = if used {
+                        let child_rows = dt.rows_for_size(size);
+                        Addr(self.write_indirect_block(h, dt, haddr, off, child_rows, direct)?)
+                    } else {
+                        Addr::UNDEF
+                    };
+                    ib.indirect.push(address);
+                }
+            }
+        }
+        let mut w = Writer::new(self.sizes);
+        ib.encode(&mut w, h);
+        let at = self.alloc(w.len() as u64);
+        self.put(at, w.as_slice())?;
+        Ok(at)
+    }
 }
+
+#[cfg(test)]
+mod tests;

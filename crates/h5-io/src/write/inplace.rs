@@ -27,7 +27,7 @@ use super::dataset::Dataset;
 use super::file::{
     Body, FileFormat, FileWriter, ObjId, Object, CHUNK_K, GROUP_INTERNAL_K, GROUP_LEAF_K,
 };
-use super::group::{Group, LinkSpec};
+use super::group::{CreationOrder, Group, GroupOptions, LinkSpec};
 use super::{bail, ensure, Error, ErrorKind, Result};
 use crate::file::File;
 use crate::group::Location;
@@ -65,10 +65,6 @@ struct Origin {
     generated: Vec<MessageType>,
     /// Why the object cannot be modified in place at all.
     frozen: Option<String>,
-    /// Why its links cannot change.
-    links_frozen: Option<String>,
-    /// Why its attributes cannot change.
-    attrs_frozen: Option<String>,
 }
 
 fn rerr(e: crate::Error) -> Error {
@@ -182,7 +178,7 @@ impl FileWriter {
         let mut queue = VecDeque::from([(root, "/".to_owned())]);
         ids.insert(root.0, self.load_object(src, root, "/")?);
         // Breadth first: every object at the first path that reaches it.
-        let mut links: Vec<(ObjId, String, LinkTarget)> = Vec::new();
+        let mut links: Vec<(ObjId, String, LinkTarget, Option<u64>)> = Vec::new();
         while let Some((addr, path)) = queue.pop_front() {
             let gid = ids[&addr.0];
             groups.push((gid, addr, path.clone()));
@@ -203,10 +199,10 @@ impl FileWriter {
                         }
                     }
                 }
-                links.push((gid, l.name, l.target));
+                links.push((gid, l.name, l.target, l.creation_order));
             }
         }
-        for (gid, name, target) in links {
+        for (gid, name, target, corder) in links {
             let spec = match target {
                 LinkTarget::Hard(a) => LinkSpec::Hard(ids[&a.0]),
                 LinkTarget::Soft(s) => LinkSpec::Soft(s),
@@ -216,7 +212,7 @@ impl FileWriter {
                 }
             };
             if let Body::Group(g) = &mut self.objects[gid.0].body {
-                g.links.insert(name, spec);
+                g.insert_loaded(name, spec, corder);
             }
         }
         // Attributes shared committed datatypes: the reference counts read from the file
@@ -251,6 +247,13 @@ impl FileWriter {
                 let mut g = Group::new(self);
                 if let Ok(Some(Message::SymbolTable(st))) = obj.message(MessageType::SYMBOL_TABLE) {
                     g.set_symbol_table(st.btree_address.0, st.heap_address.0);
+                }
+                // Link creation order, as tracked: the next index continues the file's.
+                if let Ok(Some(Message::LinkInfo(li))) = obj.message(MessageType::LINK_INFO) {
+                    g.set_loaded_order(
+                        GroupOptions::of_source(&obj).link_order,
+                        li.max_creation_index.unwrap_or(0),
+                    );
                 }
                 Body::Group(g)
             }
@@ -290,35 +293,6 @@ impl FileWriter {
             Ok(Some(Message::Comment(c))) => Some(c.comment.clone()),
             _ => None,
         };
-        let mut links_frozen = None;
-        let mut attrs_frozen = None;
-        if let Ok(Some(Message::LinkInfo(li))) = obj.message(MessageType::LINK_INFO) {
-            if li.max_creation_index.is_some() {
-                links_frozen = Some(
-                    "the group tracks link creation order, which this writer does not write: \
-                     its links cannot change in place"
-                        .to_owned(),
-                );
-            }
-        }
-        if let Ok(Some(Message::AttributeInfo(ai))) = obj.message(MessageType::ATTRIBUTE_INFO) {
-            if ai.max_creation_index.is_some() {
-                attrs_frozen = Some(
-                    "the object tracks attribute creation order, which this writer does not \
-                     write: its attributes cannot change in place"
-                        .to_owned(),
-                );
-            }
-        }
-        if let Prefix::V2 { flags, .. } = &h.prefix {
-            if flags & FLAG_ATTR_CREATION_ORDER_TRACKED != 0 && attrs_frozen.is_none() {
-                attrs_frozen = Some(
-                    "the object tracks attribute creation order, which this writer does not \
-                     write: its attributes cannot change in place"
-                        .to_owned(),
-                );
-            }
-        }
         let mut generated = vec![
             MessageType::NIL,
             MessageType::CONTINUATION,
@@ -326,7 +300,7 @@ impl FileWriter {
             MessageType::COMMENT,
         ];
         match &body {
-            Body::Group(_) if links_frozen.is_none() => generated.extend([
+            Body::Group(_) => generated.extend([
                 MessageType::SYMBOL_TABLE,
                 MessageType::LINK_INFO,
                 MessageType::GROUP_INFO,
@@ -335,9 +309,7 @@ impl FileWriter {
             Body::Dataset(_) => generated.extend([MessageType::DATASPACE, MessageType::LAYOUT]),
             _ => {}
         }
-        if attrs_frozen.is_none() {
-            generated.extend([MessageType::ATTRIBUTE, MessageType::ATTRIBUTE_INFO]);
-        }
+        generated.extend([MessageType::ATTRIBUTE, MessageType::ATTRIBUTE_INFO]);
         let kept: Vec<RawMessage> = h
             .messages()
             .filter(|m| !generated.contains(&m.kind))
@@ -353,6 +325,10 @@ impl FileWriter {
         let cap0 = h.chunk_size(0) as u64;
         let prefix_len = cap0 - chunk_body(h, 0);
         let _ = sizes;
+        let attr_next = match obj.message(MessageType::ATTRIBUTE_INFO) {
+            Ok(Some(Message::AttributeInfo(ai))) => u32::from(ai.max_creation_index.unwrap_or(0)),
+            _ => 0,
+        };
         let id = ObjId(self.objects.len());
         self.objects.push(Object {
             addr: addr.0,
@@ -363,6 +339,8 @@ impl FileWriter {
             path: path.to_owned(),
             dense_attrs: None,
             attrs_dirty: false,
+            attr_order: CreationOrder::of_attributes(&obj),
+            attr_next,
             comment,
             body,
         });
@@ -375,8 +353,6 @@ impl FileWriter {
             kept,
             generated,
             frozen,
-            links_frozen,
-            attrs_frozen,
         };
         if let Some(ip) = &mut self.inplace {
             ip.origins.insert(id.0, origin);
@@ -397,9 +373,14 @@ impl FileWriter {
             .or_else(|_| crate::attribute::attributes(&loc))
             .map_err(|e| rerr(e).at_path(&path))?;
         let mut out = Vec::with_capacity(attrs.len());
-        for a in attrs {
+        for (i, a) in attrs.into_iter().enumerate() {
             let (data, datatype) = a.read_raw();
+            // Untracked attributes keep their order of storage.
+            let crt_idx = a
+                .creation_order()
+                .map_or(i, |c| c.min(u64::from(u16::MAX - 1)) as usize);
             out.push(Attr {
+                crt_idx: u16::try_from(crt_idx).unwrap_or(u16::MAX - 1),
                 name: a.name().to_owned(),
                 datatype,
                 committed: a.committed_type().and_then(|c| ids.get(&c.0).copied()),
@@ -414,6 +395,11 @@ impl FileWriter {
     /// Whether `id` is an object read from the file and not modified yet.
     pub(crate) fn is_pristine(&self, id: ObjId) -> bool {
         self.origin(id).is_some_and(|o| o.pristine)
+    }
+
+    /// For an object read from the file: whether its header is version 1.
+    pub(crate) fn loaded_v1(&self, id: ObjId) -> Option<bool> {
+        self.origin(id).map(|o| o.v1)
     }
 
     fn origin(&self, id: ObjId) -> Option<&Origin> {
@@ -531,23 +517,6 @@ impl FileWriter {
         Ok(())
     }
 
-    /// Refuse link changes in a group whose link storage the writer cannot rebuild.
-    pub(crate) fn check_links_writable(&self, group: ObjId) -> Result<()> {
-        if let Some(why) = self.origin(group).and_then(|o| o.links_frozen.as_ref()) {
-            bail!(Unsupported, "{}: {why}", self.object(group)?.path);
-        }
-        Ok(())
-    }
-
-    /// Refuse attribute changes of an object whose attribute storage the writer cannot
-    /// rebuild.
-    pub(crate) fn check_attrs_writable(&self, obj: ObjId) -> Result<()> {
-        if let Some(why) = self.origin(obj).and_then(|o| o.attrs_frozen.as_ref()) {
-            bail!(Unsupported, "{}: {why}", self.object(obj)?.path);
-        }
-        Ok(())
-    }
-
     /// For an object read from the file: whether its header is version 1, its prefix, the
     /// body bytes of chunk 0 and the size of a message header.
     pub(crate) fn loaded_shape(
@@ -574,15 +543,6 @@ impl FileWriter {
             ),
         };
         Some((o.v1, prefix, o.body0, hl))
-    }
-
-    /// Whether the object's header is version 1 (its own for objects read from the file,
-    /// otherwise the format's).
-    pub(crate) fn header_is_v1(&self, id: ObjId) -> bool {
-        match self.origin(id) {
-            Some(o) => o.v1,
-            None => self.format == FileFormat::Compatible,
-        }
     }
 
     /// The messages of a loaded object's header: the original ones the writer does not

@@ -180,6 +180,10 @@ fn indirect_block_round_trip() {
     let mut w = Writer::new(Sizes::DEFAULT);
     ib.encode(&mut w, &h);
     assert_eq!(w.len(), 5 + 8 + 4 + 40 * 8 + 4);
+    assert_eq!(
+        IndirectBlock::encoded_size(&h, 10, Sizes::DEFAULT).unwrap(),
+        w.len() as u64
+    );
     let back =
         IndirectBlock::parse(&mut Cursor::new(w.as_slice(), 0, Sizes::DEFAULT), &h, 10).unwrap();
     assert_eq!(back, ib);
@@ -206,6 +210,10 @@ fn indirect_block_round_trip() {
     let mut w = Writer::new(Sizes::DEFAULT);
     fb.encode(&mut w, &h);
     assert_eq!(w.len(), 5 + 8 + 4 + 4 * 20 + 4);
+    assert_eq!(
+        IndirectBlock::encoded_size(&h, 1, Sizes::DEFAULT).unwrap(),
+        w.len() as u64
+    );
     let back =
         IndirectBlock::parse(&mut Cursor::new(w.as_slice(), 0, Sizes::DEFAULT), &h, 1).unwrap();
     assert_eq!(back, fb);
