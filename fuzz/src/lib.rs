@@ -12,6 +12,7 @@ pub mod chunk_index;
 pub mod datatype_message;
 pub mod heap;
 pub mod object_header;
+pub mod onion;
 pub mod selection_reference;
 pub mod superblock;
 pub mod walk;
@@ -143,7 +144,7 @@ pub(crate) mod smoke {
         }
     }
 
-    fn shared_corpus(sub: &str) -> Option<PathBuf> {
+    pub fn shared_corpus(sub: &str) -> Option<PathBuf> {
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .ancestors()
             .map(|a| a.join("shared/corpus").join(sub))
