@@ -1336,44 +1336,12 @@ impl<'a> Dumper<'a> {
         if total == 0 && !dims.is_empty() {
             return Ok(());
         }
-        let nsize = dt
-            .native_type()
-            .map(|t| t.size())
-            .unwrap_or(dt.size())
-            .max(1) as u64;
-        let bufsize: u64 = 32 * 1024 * 1024;
-        let mut sm_size = vec![0u64; dims.len()];
-        let mut sm_nbytes = nsize;
-        for i in (0..dims.len()).rev() {
-            let size = (bufsize / sm_nbytes).max(1);
-            sm_size[i] = dims[i].min(size);
-            sm_nbytes = sm_nbytes.saturating_mul(sm_size[i]);
-        }
-        let mut hs_offset = vec![0u64; dims.len()];
-        let mut elmtno = 0u64;
-        let p_nelmts = if dims.is_empty() { 1 } else { total };
-        while elmtno < p_nelmts {
-            let hs_size: Vec<u64> = (0..dims.len())
-                .map(|i| (dims[i] - hs_offset[i]).min(sm_size[i]))
-                .collect();
-            let hs_nelmts: u64 = hs_size.iter().product();
-            let bytes = self.file.read(id, &hs_offset, &hs_size)?;
-            ctx.sm_pos = elmtno;
-            let end = elmtno + hs_nelmts >= p_nelmts;
-            self.dump_simple_data(info, ctx, end, dt, &bytes, hs_nelmts);
-            let mut carry = true;
-            let mut i = dims.len();
-            while i > 0 && carry {
-                hs_offset[i - 1] += hs_size[i - 1];
-                if hs_offset[i - 1] == dims[i - 1] {
-                    hs_offset[i - 1] = 0;
-                } else {
-                    carry = false;
-                }
-                i -= 1;
-            }
+        let nsize = dt.native_type().map(|t| t.size()).unwrap_or(dt.size()) as u64;
+        for strip in super::render::StripMine::new(&dims, nsize) {
+            let bytes = self.file.read(id, &strip.offset, &strip.count)?;
+            ctx.sm_pos = strip.elmtno;
+            self.dump_simple_data(info, ctx, strip.end, dt, &bytes, strip.n);
             ctx.continuation += 1;
-            elmtno += hs_nelmts.max(1);
         }
         Ok(())
     }

@@ -436,3 +436,125 @@ impl Out {
         self.render_element(info, ctx, s, ncols, 0, 0);
     }
 }
+
+/// The bytes of the type conversion buffer h5dump reads a dataset through.
+const STRIP_BUFFER: u64 = 32 * 1024 * 1024;
+
+/// One strip of a dataset read: the hyperslab (`offset`, `count`), its element count, the
+/// index of its first element and whether it is the last strip.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Strip {
+    /// The hyperslab's start.
+    pub offset: Vec<u64>,
+    /// The hyperslab's extent.
+    pub count: Vec<u64>,
+    /// Elements in the strip.
+    pub n: u64,
+    /// Index of the strip's first element in the dataset.
+    pub elmtno: u64,
+    /// Whether this is the last strip.
+    pub end: bool,
+}
+
+/// How h5dump strip-mines a dataset (`h5tools_dump_simple_dset`): hyperslabs that fill its
+/// 32 MiB buffer from the fastest dimension outwards, in row-major order. A scalar dataset
+/// is one strip of one element; a dataset with no elements has none.
+#[derive(Clone, Debug)]
+pub struct StripMine {
+    dims: Vec<u64>,
+    sm_size: Vec<u64>,
+    offset: Vec<u64>,
+    elmtno: u64,
+    total: u64,
+}
+
+impl StripMine {
+    /// The strips of a dataset of shape `dims` whose elements take `elem_size` bytes in
+    /// memory.
+    pub fn new(dims: &[u64], elem_size: u64) -> StripMine {
+        let mut sm_size = vec![0u64; dims.len()];
+        let mut sm_nbytes = elem_size.max(1);
+        for i in (0..dims.len()).rev() {
+            sm_size[i] = dims[i].min((STRIP_BUFFER / sm_nbytes).max(1));
+            sm_nbytes = sm_nbytes.saturating_mul(sm_size[i]);
+        }
+        let total = if dims.is_empty() {
+            1
+        } else {
+            dims.iter().product()
+        };
+        StripMine {
+            dims: dims.to_vec(),
+            sm_size,
+            offset: vec![0; dims.len()],
+            elmtno: 0,
+            total,
+        }
+    }
+}
+
+impl Iterator for StripMine {
+    type Item = Strip;
+
+    fn next(&mut self) -> Option<Strip> {
+        if self.elmtno >= self.total {
+            return None;
+        }
+        let count: Vec<u64> = (0..self.dims.len())
+            .map(|i| (self.dims[i] - self.offset[i]).min(self.sm_size[i]))
+            .collect();
+        let n: u64 = count.iter().product();
+        let strip = Strip {
+            offset: self.offset.clone(),
+            count,
+            n,
+            elmtno: self.elmtno,
+            end: self.elmtno + n >= self.total,
+        };
+        let mut i = self.dims.len();
+        while i > 0 {
+            self.offset[i - 1] += strip.count[i - 1];
+            if self.offset[i - 1] == self.dims[i - 1] {
+                self.offset[i - 1] = 0;
+                i -= 1;
+            } else {
+                break;
+            }
+        }
+        self.elmtno += n.max(1);
+        Some(strip)
+    }
+}
+
+#[cfg(test)]
+mod strip_tests {
+    use super::StripMine;
+
+    #[test]
+    fn strips_cover_the_dataset_in_row_major_order() {
+        // 8-byte elements: 2^22 of them fill the 32 MiB buffer, so each row of a
+        // (3, 5 * 2^21) dataset goes in three strips: 2^22, 2^22 and 2^21 elements.
+        let dims = [3u64, 5 << 21];
+        let strips: Vec<_> = StripMine::new(&dims, 8).collect();
+        assert_eq!(strips.len(), 9);
+        assert_eq!(strips[0].count, vec![1, 1 << 22]);
+        assert_eq!(strips[1].offset, vec![0, 1 << 22]);
+        assert_eq!(strips[2].offset, vec![0, 1 << 23]);
+        assert_eq!(strips[2].count, vec![1, 1 << 21]);
+        assert_eq!(strips[3].offset, vec![1, 0]);
+        let total: u64 = strips.iter().map(|s| s.n).sum();
+        assert_eq!(total, 3 * (5 << 21));
+        assert!(strips.iter().take(8).all(|s| !s.end) && strips[8].end);
+        let mut at = 0;
+        for s in &strips {
+            assert_eq!(s.elmtno, at);
+            at += s.n;
+        }
+        // Small datasets are one strip; a scalar is one strip of one element; an empty one
+        // has none.
+        assert_eq!(StripMine::new(&[4, 6], 4).count(), 1);
+        let scalar: Vec<_> = StripMine::new(&[], 4).collect();
+        assert_eq!((scalar.len(), scalar[0].n, scalar[0].end), (1, 1, true));
+        assert_eq!(StripMine::new(&[0, 6], 4).count(), 0);
+    }
+}

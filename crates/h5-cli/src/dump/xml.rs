@@ -1872,44 +1872,14 @@ impl<'a> Xml<'a> {
         if total == 0 && !dims.is_empty() {
             return Ok(());
         }
-        let nsize = dt
-            .native_type()
-            .map(|t| t.size())
-            .unwrap_or(dt.size())
-            .max(1) as u64;
-        let bufsize: u64 = 32 * 1024 * 1024;
-        let mut sm_size = vec![0u64; dims.len()];
-        let mut sm_nbytes = nsize;
-        for i in (0..dims.len()).rev() {
-            sm_size[i] = dims[i].min((bufsize / sm_nbytes).max(1));
-            sm_nbytes = sm_nbytes.saturating_mul(sm_size[i]);
-        }
-        let mut offset = vec![0u64; dims.len()];
-        let mut elmtno = 0u64;
-        let p_nelmts = if dims.is_empty() { 1 } else { total };
-        while elmtno < p_nelmts {
-            let count: Vec<u64> = (0..dims.len())
-                .map(|i| (dims[i] - offset[i]).min(sm_size[i]))
-                .collect();
-            let n: u64 = count.iter().product();
-            let bytes = self.file.read(id, &offset, &count)?;
-            ctx.sm_pos = elmtno;
-            let end = elmtno + n >= p_nelmts;
+        let nsize = dt.native_type().map(|t| t.size()).unwrap_or(dt.size()) as u64;
+        for strip in super::render::StripMine::new(&dims, nsize) {
+            let bytes = self.file.read(id, &strip.offset, &strip.count)?;
+            ctx.sm_pos = strip.elmtno;
             let saved = std::mem::replace(&mut self.out.dest, self.opts.data_dest.clone());
-            self.simple_data(info, ctx, end, dt, &bytes, n);
+            self.simple_data(info, ctx, strip.end, dt, &bytes, strip.n);
             self.out.dest = saved;
-            let mut i = dims.len();
-            while i > 0 {
-                offset[i - 1] += count[i - 1];
-                if offset[i - 1] == dims[i - 1] {
-                    offset[i - 1] = 0;
-                    i -= 1;
-                } else {
-                    break;
-                }
-            }
             ctx.continuation += 1;
-            elmtno += n.max(1);
         }
         Ok(())
     }
