@@ -100,6 +100,23 @@ pub struct Opts {
     pub compat: Compat,
 }
 
+impl Opts {
+    /// Apply the options that shape every output (`-m`, `-w`, `-e`) to a format.
+    pub fn apply_to(&self, f: &mut Format) {
+        if let Some(fp) = &self.fp_format {
+            f.fmt_float = fp.clone();
+            f.fmt_double = fp.clone();
+        }
+        if self.ncols == 0 {
+            f.line_ncols = 65535;
+            f.line_per_line = 1;
+        } else {
+            f.line_ncols = self.ncols;
+        }
+        f.do_escape = self.display_escape;
+    }
+}
+
 impl Default for Opts {
     fn default() -> Self {
         Opts {
@@ -528,17 +545,7 @@ impl<'a> Dumper<'a> {
     /// The base format with the options applied.
     pub fn format(&self) -> Format {
         let mut f = Format::default();
-        if let Some(fp) = &self.opts.fp_format {
-            f.fmt_float = fp.clone();
-            f.fmt_double = fp.clone();
-        }
-        if self.opts.ncols == 0 {
-            f.line_ncols = 65535;
-            f.line_per_line = 1;
-        } else {
-            f.line_ncols = self.opts.ncols;
-        }
-        f.do_escape = self.opts.display_escape;
+        self.opts.apply_to(&mut f);
         f
     }
 

@@ -317,19 +317,9 @@ impl<'a> Xml<'a> {
             elmt_suf1: "",
             elmt_suf2: " ",
             pindex: false,
-            do_escape: self.opts.display_escape,
             ..Format::default()
         };
-        if let Some(fp) = &self.opts.fp_format {
-            f.fmt_float = fp.clone();
-            f.fmt_double = fp.clone();
-        }
-        if self.opts.ncols == 0 {
-            f.line_ncols = 65535;
-            f.line_per_line = 1;
-        } else {
-            f.line_ncols = self.opts.ncols;
-        }
+        self.opts.apply_to(&mut f);
         f
     }
 
