@@ -8,8 +8,6 @@
 //! object that tracks attribute creation order gets a version 2 header in either format (as
 //! the reference library does) and then has dense storage as in the latest format.
 
-use h5_format::btree::v2::Record;
-use h5_format::checksum::lookup3;
 use h5_format::message::attribute::{Attribute, MaybeShared};
 use h5_format::message::attribute_info::AttributeInfo;
 use h5_format::message::dataspace::{self as ds_msg, DataspaceKind};
@@ -19,10 +17,9 @@ use h5_format::Addr;
 use h5_types::h5type::VarLenHeap;
 use h5_types::Datatype;
 
-use super::btree2::Btree2Params;
 use super::file::{FileFormat, FileWriter, ObjId, MAX_COMPACT_ATTRS};
 use super::group::CreationOrder;
-use super::heap::{DenseAddrs, ATTR_HEAP};
+use super::heap::{DenseAddrs, DenseKind};
 use super::value::{disk_type, file_size};
 use super::{bail, ensure, Result};
 use crate::selection::Dataspace;
@@ -424,77 +421,19 @@ impl FileWriter {
     fn write_dense_attributes(
         &mut self,
         id: ObjId,
-        mut encoded: Vec<(String, u16, Vec<u8>)>,
+        encoded: Vec<(String, u16, Vec<u8>)>,
     ) -> Result<DenseAddrs> {
         let o = self.object(id)?;
         let tracked = o.attr_order != CreationOrder::Untracked;
         let indexed = o.attr_order == CreationOrder::Indexed;
-        let objects: Vec<Vec<u8>> = encoded
-            .iter_mut()
-            .map(|e| std::mem::take(&mut e.2))
+        // Untracked attributes store the reference library's "no index" value.
+        let entries = encoded
+            .into_iter()
+            .map(|(name, crt, bytes)| {
+                let c = if tracked { crt } else { UNTRACKED_CRT_IDX };
+                (name, u64::from(c), bytes)
+            })
             .collect();
-        let (heap, ids) = self.write_fractal_heap(&objects, ATTR_HEAP)?;
-        drop(objects);
-        let mut names = Vec::with_capacity(ids.len());
-        let mut orders = Vec::new();
-        for ((name, crt, _), id) in encoded.iter().zip(&ids) {
-            let hash = lookup3(name.as_bytes(), 0);
-            let mut heap_id = [0u8; 8];
-            let n = id.len().min(8);
-            heap_id[..n].copy_from_slice(&id[..n]);
-            let creation_order = u32::from(if tracked { *crt } else { UNTRACKED_CRT_IDX });
-            names.push((
-                hash,
-                name.as_str(),
-                Record::AttributeName {
-                    heap_id,
-                    message_flags: 0,
-                    creation_order,
-                    hash,
-                },
-            ));
-            if indexed {
-                orders.push(Record::AttributeCreationOrder {
-                    heap_id,
-                    message_flags: 0,
-                    creation_order,
-                });
-            }
-        }
-        names.sort_by(|a, b| (a.0, a.1.as_bytes()).cmp(&(b.0, b.1.as_bytes())));
-        let recs: Vec<Record> = names.into_iter().map(|r| r.2).collect();
-        let name_tree = self.write_btree2(
-            &Btree2Params {
-                record_type: 8,
-                node_size: 512,
-                record_size: 17,
-                split_percent: 100,
-                merge_percent: 40,
-            },
-            &recs,
-        )?;
-        let order_tree = if indexed {
-            orders.sort_by_key(|r| match r {
-                Record::AttributeCreationOrder { creation_order, .. } => *creation_order,
-                _ => 0,
-            });
-            Some(self.write_btree2(
-                &Btree2Params {
-                    record_type: 9,
-                    node_size: 512,
-                    record_size: 13,
-                    split_percent: 100,
-                    merge_percent: 40,
-                },
-                &orders,
-            )?)
-        } else {
-            None
-        };
-        Ok(DenseAddrs {
-            heap,
-            names: name_tree,
-            order: order_tree,
-        })
+        self.write_dense_storage(DenseKind::Attributes, entries, indexed)
     }
 }

@@ -10,8 +10,6 @@
 use std::collections::BTreeMap;
 
 use h5_format::btree::v1::{self as btree, Keys, Node, NodeType};
-use h5_format::btree::v2::Record;
-use h5_format::checksum::lookup3;
 use h5_format::heap::local::{LocalHeap, FREE_NULL};
 use h5_format::message::group_info::GroupInfo;
 use h5_format::message::link::{Link, LinkTarget};
@@ -22,8 +20,7 @@ use h5_format::symbol_table::{CachedInfo, SymbolTableEntry, SymbolTableNode};
 use h5_format::symbol_table_entry::ScratchPad;
 use h5_format::{Addr, Writer};
 
-use super::btree2::Btree2Params;
-use super::heap::{DenseAddrs, LINK_HEAP};
+use super::heap::{DenseAddrs, DenseKind};
 
 use super::file::{align8, Body, FileFormat, FileWriter, ObjId, GROUP_INTERNAL_K, GROUP_LEAF_K};
 use super::{bail, ensure, Error, ErrorKind, Result};
@@ -371,57 +368,14 @@ impl Group {
         if self.dense.is_some() && !self.dirty {
             return Ok(());
         }
-        let msgs = self.link_messages(w)?;
-        let objects: Vec<Vec<u8>> = msgs.iter().map(|m| m.2.to_bytes(w.sizes)).collect();
-        let (heap, ids) = w.write_fractal_heap(&objects, LINK_HEAP)?;
-        drop(objects);
-        let mut names: Vec<(u32, &str, Record)> = Vec::with_capacity(ids.len());
-        let mut orders = Vec::new();
-        for ((name, corder, _), id) in msgs.iter().zip(&ids) {
-            let hash = lookup3(name.as_bytes(), 0);
-            let mut heap_id = [0u8; 7];
-            let n = id.len().min(7);
-            heap_id[..n].copy_from_slice(&id[..n]);
-            names.push((hash, name, Record::LinkName { hash, heap_id }));
-            if self.order.is_indexed() {
-                orders.push(Record::LinkCreationOrder {
-                    creation_order: *corder,
-                    heap_id,
-                });
-            }
-        }
-        names.sort_by(|a, b| (a.0, a.1.as_bytes()).cmp(&(b.0, b.1.as_bytes())));
-        let recs: Vec<Record> = names.into_iter().map(|r| r.2).collect();
-        let name_tree = w.write_btree2(
-            &Btree2Params {
-                record_type: 5,
-                node_size: 512,
-                record_size: 11,
-                split_percent: 100,
-                merge_percent: 40,
-            },
-            &recs,
-        )?;
-        // `msgs` is in creation order already: so are the records.
-        let order_tree = if self.order.is_indexed() {
-            Some(w.write_btree2(
-                &Btree2Params {
-                    record_type: 6,
-                    node_size: 512,
-                    record_size: 15,
-                    split_percent: 100,
-                    merge_percent: 40,
-                },
-                &orders,
-            )?)
-        } else {
-            None
-        };
-        self.dense = Some(DenseAddrs {
-            heap,
-            names: name_tree,
-            order: order_tree,
-        });
+        // `link_messages` gives the links in creation order, as the heap wants them.
+        let entries = self
+            .link_messages(w)?
+            .into_iter()
+            .map(|(name, corder, m)| (name.to_owned(), corder, m.to_bytes(w.sizes)))
+            .collect();
+        self.dense =
+            Some(w.write_dense_storage(DenseKind::Links, entries, self.order.is_indexed())?);
         self.dirty = false;
         Ok(())
     }

@@ -9,6 +9,10 @@ use std::collections::BTreeMap;
 
 use h5_format::{Addr, Writer};
 
+use h5_format::btree::v2::Record;
+use h5_format::checksum::lookup3;
+
+use super::btree2::Btree2Params;
 use super::file::{align8, FileWriter};
 use super::{bail, ensure, Error, ErrorKind, Result};
 
@@ -100,6 +104,28 @@ pub(crate) struct DenseAddrs {
     pub(crate) names: u64,
     /// The version 2 B-tree indexing creation order, when it is indexed.
     pub(crate) order: Option<u64>,
+}
+
+/// What dense storage holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DenseKind {
+    /// Link messages of a group: name index of record type 5, creation-order index of
+    /// type 6.
+    Links,
+    /// Attribute messages of an object: name index of record type 8, creation-order index
+    /// of type 9.
+    Attributes,
+}
+
+/// The version 2 B-tree parameters of a dense storage index (the reference library's).
+fn index_params(record_type: u8, record_size: u16) -> Btree2Params {
+    Btree2Params {
+        record_type,
+        node_size: 512,
+        record_size,
+        split_percent: 100,
+        merge_percent: 40,
+    }
 }
 
 /// "Table Width" of the doubling table.
@@ -412,6 +438,86 @@ impl FileWriter {
         let at = self.alloc(w.len() as u64);
         self.put(at, w.as_slice())?;
         Ok(at)
+    }
+}
+
+impl FileWriter {
+    /// Dense link or attribute storage: `entries` (name, creation index as stored,
+    /// encoded message), in creation order, go to a fractal heap, indexed by a version 2
+    /// B-tree of name hashes and, when `indexed`, one of creation indexes.
+    pub(crate) fn write_dense_storage(
+        &mut self,
+        kind: DenseKind,
+        mut entries: Vec<(String, u64, Vec<u8>)>,
+        indexed: bool,
+    ) -> Result<DenseAddrs> {
+        let (heap_params, names_params, order_params) = match kind {
+            DenseKind::Links => (LINK_HEAP, index_params(5, 11), index_params(6, 15)),
+            DenseKind::Attributes => (ATTR_HEAP, index_params(8, 17), index_params(9, 13)),
+        };
+        let objects: Vec<Vec<u8>> = entries
+            .iter_mut()
+            .map(|e| std::mem::take(&mut e.2))
+            .collect();
+        let (heap, ids) = self.write_fractal_heap(&objects, heap_params)?;
+        drop(objects);
+        let mut names: Vec<(u32, &str, Record)> = Vec::with_capacity(ids.len());
+        let mut orders: Vec<(u64, Record)> = Vec::new();
+        for ((name, corder, _), id) in entries.iter().zip(&ids) {
+            let hash = lookup3(name.as_bytes(), 0);
+            let (name_record, order_record) = match kind {
+                DenseKind::Links => {
+                    let mut heap_id = [0u8; 7];
+                    let n = id.len().min(7);
+                    heap_id[..n].copy_from_slice(&id[..n]);
+                    (
+                        Record::LinkName { hash, heap_id },
+                        Record::LinkCreationOrder {
+                            creation_order: *corder,
+                            heap_id,
+                        },
+                    )
+                }
+                DenseKind::Attributes => {
+                    let mut heap_id = [0u8; 8];
+                    let n = id.len().min(8);
+                    heap_id[..n].copy_from_slice(&id[..n]);
+                    let creation_order = u32::try_from(*corder).unwrap_or(u32::MAX);
+                    (
+                        Record::AttributeName {
+                            heap_id,
+                            message_flags: 0,
+                            creation_order,
+                            hash,
+                        },
+                        Record::AttributeCreationOrder {
+                            heap_id,
+                            message_flags: 0,
+                            creation_order,
+                        },
+                    )
+                }
+            };
+            names.push((hash, name, name_record));
+            if indexed {
+                orders.push((*corder, order_record));
+            }
+        }
+        names.sort_by(|a, b| (a.0, a.1.as_bytes()).cmp(&(b.0, b.1.as_bytes())));
+        let records: Vec<Record> = names.into_iter().map(|r| r.2).collect();
+        let name_tree = self.write_btree2(&names_params, &records)?;
+        let order_tree = if indexed {
+            orders.sort_by_key(|o| o.0);
+            let records: Vec<Record> = orders.into_iter().map(|o| o.1).collect();
+            Some(self.write_btree2(&order_params, &records)?)
+        } else {
+            None
+        };
+        Ok(DenseAddrs {
+            heap,
+            names: name_tree,
+            order: order_tree,
+        })
     }
 }
 
