@@ -146,7 +146,7 @@ impl FileWriter {
             })?;
         let o = self.object_mut(obj)?;
         ensure!(
-            !o.attrs.iter().any(|a| a.name == name),
+            o.attr_position(name).is_none(),
             AlreadyExists,
             "{}: attribute {name:?} already exists",
             o.path
@@ -164,7 +164,7 @@ impl FileWriter {
             o.attr_next as u16
         };
         o.attrs_dirty = true;
-        o.attrs.push(Attr {
+        o.push_attr(Attr {
             name: name.to_owned(),
             datatype,
             committed,
@@ -175,7 +175,7 @@ impl FileWriter {
         // The message must fit a header (or a dense storage heap object): check now, so a
         // later flush cannot fail on it.
         if let Err(e) = self.check_attribute(obj) {
-            self.object_mut(obj)?.attrs.pop();
+            self.object_mut(obj)?.pop_attr();
             return Err(e);
         }
         let o = self.object_mut(obj)?;
@@ -195,7 +195,7 @@ impl FileWriter {
         heap: &VarLenHeap,
     ) -> Result<()> {
         let o = self.object(obj)?;
-        let Some(i) = o.attrs.iter().position(|a| a.name == name) else {
+        let Some(i) = o.attr_position(name) else {
             bail!(NotFound, "{}: no attribute {name:?}", o.path);
         };
         let a = &o.attrs[i];
@@ -301,7 +301,7 @@ impl FileWriter {
             o.path,
             u16::MAX - 1
         );
-        let Some(a) = o.attrs.iter_mut().find(|a| a.name == name) else {
+        let Some(a) = o.attr_position(name).and_then(|i| o.attrs.get_mut(i)) else {
             bail!(NotFound, "{}: no attribute {name:?}", o.path);
         };
         a.crt_idx = index;

@@ -72,6 +72,9 @@ pub(crate) struct Object {
     pub(crate) refcount: u32,
     /// The object's attributes in creation order.
     pub(crate) attrs: Vec<Attr>,
+    /// The position of each attribute in `attrs`, by name (so that many attributes on one
+    /// object do not cost a scan each).
+    pub(crate) attr_index: HashMap<String, usize>,
     /// The first path the object was created at (for error messages).
     pub(crate) path: String,
     /// Dense attribute storage (version 2 headers, more than [`MAX_COMPACT_ATTRS`]
@@ -86,6 +89,36 @@ pub(crate) struct Object {
     /// The object comment (`H5Oset_comment`), if any.
     pub(crate) comment: Option<Vec<u8>>,
     pub(crate) body: Body,
+}
+
+impl Object {
+    /// The position in `attrs` of the attribute called `name`.
+    pub(crate) fn attr_position(&self, name: &str) -> Option<usize> {
+        self.attr_index.get(name).copied()
+    }
+
+    /// Add an attribute (last in creation order).
+    pub(crate) fn push_attr(&mut self, a: Attr) {
+        self.attr_index.insert(a.name.clone(), self.attrs.len());
+        self.attrs.push(a);
+    }
+
+    /// Remove the attribute added last.
+    pub(crate) fn pop_attr(&mut self) {
+        if let Some(a) = self.attrs.pop() {
+            self.attr_index.remove(&a.name);
+        }
+    }
+
+    /// Replace every attribute.
+    pub(crate) fn set_attrs(&mut self, attrs: Vec<Attr>) {
+        self.attr_index = attrs
+            .iter()
+            .enumerate()
+            .map(|(i, a)| (a.name.clone(), i))
+            .collect();
+        self.attrs = attrs;
+    }
 }
 
 /// Writes an HDF5 file. See the [module documentation](super).
@@ -504,6 +537,7 @@ impl FileWriter {
             cont: None,
             refcount: 1,
             attrs: Vec::new(),
+            attr_index: HashMap::new(),
             path,
             dense_attrs: None,
             attr_order: CreationOrder::Untracked,

@@ -336,6 +336,7 @@ impl FileWriter {
             cont: None,
             refcount,
             attrs: Vec::new(),
+            attr_index: HashMap::new(),
             path: path.to_owned(),
             dense_attrs: None,
             attrs_dirty: false,
@@ -388,7 +389,7 @@ impl FileWriter {
                 data,
             });
         }
-        self.objects[id.0].attrs = out;
+        self.objects[id.0].set_attrs(out);
         Ok(())
     }
 
