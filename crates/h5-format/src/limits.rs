@@ -2,8 +2,10 @@
 //! file-supplied number against these (and against the bytes actually available) before
 //! allocating or looping on it.
 
-/// Most messages in one object header (all its chunks).
-pub const MAX_HEADER_MESSAGES: usize = 1 << 16;
+/// Most messages in one object header (all its chunks). Above 65,535 (the count a version 1
+/// prefix holds): the reference library writes and reads headers with more, e.g. as many
+/// compact attributes; each message takes at least 4 bytes of the chunks read.
+pub const MAX_HEADER_MESSAGES: usize = 1 << 21;
 /// Most continuation chunks followed for one object header.
 pub const MAX_HEADER_CHUNKS: usize = 1 << 12;
 /// Largest dataspace rank (`H5S_MAX_RANK`).

@@ -465,6 +465,36 @@ fn compatible_format_refuses_an_attribute_over_64_kib_unless_order_is_tracked() 
 }
 
 #[test]
+fn version_1_header_with_more_messages_than_its_count_holds() {
+    // 66,000 attributes in one version 1 header (the compatible format): the prefix's 16-bit
+    // message count saturates; a count of zero would make the reference library refuse the
+    // header ("bad object header chunk size").
+    let p = tmp("many_v1_messages", FileFormat::Compatible);
+    let f = h5::File::create_with(&p, FileFormat::Compatible).unwrap();
+    let g = f.create_group("g").unwrap();
+    const N: usize = 66_000;
+    for i in 0..N {
+        g.new_attr::<u8>()
+            .create(&format!("a{i}"))
+            .unwrap()
+            .write(&[(i % 251) as u8])
+            .unwrap();
+    }
+    f.close().unwrap();
+    let r = h5::File::open(&p).unwrap();
+    assert_eq!(r.group("g").unwrap().attrs().unwrap().len(), N);
+    if let Some(out) = py(
+        &p,
+        "a = f['g'].attrs\nprint(len(a), int(a['a65999']), int(a['a300']))",
+    ) {
+        assert_eq!(out.trim(), format!("{N} {} {}", 65_999 % 251, 300 % 251));
+    }
+    if let Some(d) = dump(&p, &["-a", "/g/a65999"]) {
+        assert!(d.contains(&format!("(0): {}", 65_999 % 251)), "{d}");
+    }
+}
+
+#[test]
 fn link_order_alone_keeps_a_version_1_header_in_the_compatible_format() {
     // Links tracked, attributes not: a link-message group (dense beyond eight links) in a
     // version 1 header, as the reference library writes it.

@@ -706,7 +706,9 @@ impl FileWriter {
                 };
                 let prefix = if v1 {
                     Prefix::V1 {
-                        num_messages: 0,
+                        // Used only when the header has more messages than the field holds:
+                        // saturated (a zero count makes the reference library refuse the header).
+                        num_messages: u16::MAX,
                         refcount,
                     }
                 } else {
