@@ -15,7 +15,7 @@
 //!
 //! Two formats: [`FileFormat::Compatible`] (superblock version 0, version 1 object headers,
 //! symbol-table groups, version 3 layouts with version 1 B-tree chunk indexes; readable by the
-//! reference library 1.8 and later) and [`FileFormat::Latest`] (superblock version 2, version 2
+//! reference library 1.8 and later) and [`FileFormat::Latest`] (superblock version 3, version 2
 //! object headers, link messages or dense link storage, version 3 attribute messages or dense
 //! attribute storage, version 4 layouts with the single-chunk, implicit, fixed array,
 //! extensible array and version 2 B-tree chunk indexes chosen as the reference library

@@ -29,7 +29,7 @@ pub enum FileFormat {
     /// 1.8 and later (and mostly by 1.6).
     #[default]
     Compatible,
-    /// The latest format: superblock version 2, version 2 object headers, link messages (or
+    /// The latest format: superblock version 3, version 2 object headers, link messages (or
     /// dense link storage) in groups, version 3 attribute messages (or dense attribute
     /// storage), version 4 layouts with the chunk indexes of version 1.10 (readable by 1.10
     /// and later).
@@ -1019,8 +1019,10 @@ impl FileWriter {
                     }),
                 }
             }
+            // Version 3 (the file consistency flags stay zero: never marked open for
+            // writing, so the reference library opens the file even after a crash).
             FileFormat::Latest => Superblock {
-                version: 2,
+                version: 3,
                 sizes: self.sizes,
                 flags: 0,
                 base_address: Addr(0),

@@ -24,7 +24,7 @@ fn empty_file_has_a_superblock_and_root() {
             if format == FileFormat::Compatible {
                 0
             } else {
-                2
+                3
             }
         );
     }
