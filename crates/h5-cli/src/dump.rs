@@ -577,6 +577,21 @@ pub fn parse(args: &[String]) -> Parsed {
 }
 
 /// The driver name of an `H5FD_class_value_t` (`--vfd-value`).
+/// What h5dump says of a file driver it cannot set up (`h5tools_get_fapl` of h5dump 1.10.8
+/// as distributions build it: no direct, Windows, MPI-IO or HDFS driver, and ROS3 failing at
+/// the open), or `None` for the drivers it reads with (and the onion driver of HDF5 2.x).
+/// Driver names are case-sensitive.
+fn driver_refusal(name: &str, first_file: &str) -> Option<String> {
+    match name {
+        "sec2" | "stdio" | "core" | "log" | "family" | "split" | "multi" | "onion" => None,
+        "hdfs" => Some("h5dump error: The HDFS VFD is not enabled.\n".to_owned()),
+        "ros3" => Some(format!(
+            "h5dump error: unable to open file \"{first_file}\"\n"
+        )),
+        _ => Some("h5dump error: unable to create FAPL for file access\n".to_owned()),
+    }
+}
+
 fn vfd_name_of_value(v: &str) -> Option<&'static str> {
     const NAMES: [&str; 15] = [
         "sec2",
@@ -848,6 +863,13 @@ pub fn run_with(args: &[String], open: &Opener<'_>) -> Outcome {
             }
         }
         return outcome;
+    }
+    if let (Some(name), Some(first)) = (cmd.open.driver.as_deref(), cmd.files.first()) {
+        if let Some(why) = driver_refusal(name, first) {
+            outcome.stderr.push_str(&why);
+            outcome.status = 1;
+            return outcome;
+        }
     }
     let mut xml_settings = cmd.xml_settings.clone();
     for fname in &cmd.files {

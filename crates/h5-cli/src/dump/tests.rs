@@ -173,6 +173,30 @@ fn usage_and_missing_file() {
 }
 
 #[test]
+fn file_drivers_h5dump_cannot_set_up_are_refused_as_it_refuses_them() {
+    // What the reference h5dump 1.10.8 prints for `-f NAME` with each driver name.
+    let run = |d: &str| dump_mem(tall_like(), &["-f", d, "tall.h5"]);
+    for d in ["sec2", "stdio", "core", "log"] {
+        let o = run(d);
+        assert_eq!((o.status, o.stderr.as_str()), (0, ""), "{d}");
+    }
+    for d in ["direct", "windows", "mpio", "SEC2", "nonsense"] {
+        let o = run(d);
+        assert_eq!(o.status, 1, "{d}");
+        assert_eq!(
+            o.stderr,
+            "h5dump error: unable to create FAPL for file access\n"
+        );
+        assert_eq!(o.stdout, "");
+    }
+    let o = run("ros3");
+    assert_eq!(o.stderr, "h5dump error: unable to open file \"tall.h5\"\n");
+    let o = run("hdfs");
+    assert_eq!(o.stderr, "h5dump error: The HDFS VFD is not enabled.\n");
+    assert_eq!(o.status, 1);
+}
+
+#[test]
 fn getopt_follows_h5dump() {
     let Parsed::Run(c) = parse(&args(&[
         "-Hp",
