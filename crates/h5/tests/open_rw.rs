@@ -397,3 +397,69 @@ fn reference_library_file_with_every_link_kind() {
         assert!(after.contains("USERDEFINED_LINK \"udlink\""));
     }
 }
+
+/// The shared corpus folder `sub`, if present.
+fn corpus(sub: &str) -> Option<PathBuf> {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .map(|a| a.join("shared/corpus").join(sub))
+        .find(|p| p.is_dir())
+}
+
+/// Every file of the reference corpus and every malformed file, opened for writing and
+/// closed without a change: no panic; a file opened in place is left byte for byte as it
+/// was, a file rewritten whole (or refused) still opens with our reader as before.
+#[test]
+fn corpus_files_opened_and_closed_without_a_change() {
+    let mut counts = [0usize; 3]; // unchanged, rewritten, refused
+    for sub in ["h5dump", "bad"] {
+        let Some(dir) = corpus(sub) else {
+            eprintln!("shared corpus not found; skipped");
+            return;
+        };
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "h5"))
+            .collect();
+        files.sort();
+        for src in files {
+            let name = src.file_name().unwrap().to_string_lossy().into_owned();
+            let p = tmp(&format!("corpus-{sub}-{name}"));
+            std::fs::copy(&src, &p).unwrap();
+            let before = std::fs::read(&p).unwrap();
+            let readable = h5::File::open(&p).is_ok();
+            match h5::File::open_rw(&p) {
+                Ok(f) => {
+                    if let Err(e) = f.close() {
+                        panic!("{sub}/{name}: closing without a change failed: {e}");
+                    }
+                    let after = std::fs::read(&p).unwrap();
+                    if after == before {
+                        counts[0] += 1;
+                    } else {
+                        counts[1] += 1;
+                        assert!(
+                            h5::File::open(&p).is_ok() || !readable,
+                            "{sub}/{name}: rewritten, and no longer opens"
+                        );
+                    }
+                }
+                Err(_) => {
+                    counts[2] += 1;
+                    assert_eq!(
+                        std::fs::read(&p).unwrap(),
+                        before,
+                        "{sub}/{name}: refused, yet changed"
+                    );
+                }
+            }
+            let _ = std::fs::remove_file(&p);
+        }
+    }
+    eprintln!(
+        "open_rw + close: {} unchanged, {} rewritten whole, {} refused",
+        counts[0], counts[1], counts[2]
+    );
+    assert!(counts[0] > 100, "{counts:?}");
+}

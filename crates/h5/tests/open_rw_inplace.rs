@@ -391,3 +391,40 @@ fn shrinking_a_dataset_read_from_the_file_drops_its_data() {
         h5dump_ok(&p);
     }
 }
+
+/// Groups whose symbol tables move (a compatible-format file changed in place): the
+/// symbol-table entries of their parents, which cache where the tables are, follow them,
+/// though nothing else of the parents changed; the file walks clean and h5py reads it.
+#[test]
+fn parents_cache_the_moved_symbol_tables_of_their_children() {
+    let p = tmp("nested-earliest.h5");
+    let make = "import sys, h5py, numpy as np\n\
+                f = h5py.File(sys.argv[1], 'w', libver='earliest')\n\
+                b = f.create_group('a').create_group('b')\n\
+                b['x'] = np.arange(3)\n\
+                f.create_group('a/c/d')\n\
+                f.close()\n";
+    if python(make, &[p.to_str().unwrap()]).is_none() {
+        return;
+    }
+    let f = h5::File::open_rw(&p).unwrap();
+    for i in 0..20 {
+        f.new_dataset::<i32>()
+            .shape(&[1])
+            .create(&format!("a/b/y{i}"))
+            .unwrap()
+            .write(&[i])
+            .unwrap();
+    }
+    f.create_group("a/c/d/e").unwrap();
+    f.close().unwrap();
+    let report = h5::format::walk::walk(&std::fs::read(&p).unwrap());
+    assert!(report.problems.is_empty(), "{:?}", report.problems);
+    let out = python(
+        "import sys, h5py\nf = h5py.File(sys.argv[1], 'r')\nprint(len(f['a/b']), int(f['a/b/y7'][0]), list(f['a/c/d']))",
+        &[p.to_str().unwrap()],
+    )
+    .unwrap();
+    assert_eq!(out.trim(), "21 7 ['e']");
+    h5dump_ok(&p);
+}

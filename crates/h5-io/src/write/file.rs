@@ -15,7 +15,7 @@ use h5_types::Datatype;
 
 use super::attribute::Attr;
 use super::dataset::Dataset;
-use super::group::{CreationOrder, Group};
+use super::group::{CreationOrder, Group, LinkSpec};
 use super::heap::{DenseAddrs, GlobalHeap};
 use super::io::{FsIo, WriteIo};
 use super::space::Space;
@@ -874,17 +874,41 @@ impl FileWriter {
     pub fn flush(&mut self) -> Result<()> {
         ensure!(self.file.is_some(), Closed, "the file was closed");
         self.adopt_shared_types()?;
-        // Children before parents: a symbol table caches its child groups' addresses.
-        for i in (0..self.objects.len()).rev() {
-            let id = ObjId(i);
-            if self.is_pristine(id) {
-                continue;
+        // Children before parents: a symbol table caches its child groups' addresses. A
+        // group whose symbol table moved has its parents' tables rebuilt too (objects of a
+        // file modified in place included), in a further pass where a parent came first.
+        let mut done = std::collections::HashSet::new();
+        let mut parents: Option<HashMap<usize, Vec<usize>>> = None;
+        loop {
+            let mut again = false;
+            for i in (0..self.objects.len()).rev() {
+                let id = ObjId(i);
+                if self.is_pristine(id) || done.contains(&i) {
+                    continue;
+                }
+                let cached = self.cached_stab(i);
+                let r = self
+                    .rebuild((i, 0), |w| w.prepare_object(id))
+                    .and_then(|()| self.prepare_attributes(id));
+                let path = self.objects[i].path.clone();
+                r.map_err(|e| e.at_path(&path))?;
+                done.insert(i);
+                if self.cached_stab(i) == cached {
+                    continue;
+                }
+                let map = parents.get_or_insert_with(|| self.symbol_table_parents());
+                for &p in map.get(&i).map(Vec::as_slice).unwrap_or(&[]) {
+                    if self.is_pristine(ObjId(p)) {
+                        self.adopt(ObjId(p))?;
+                    }
+                    if done.remove(&p) || p > i {
+                        again = true;
+                    }
+                }
             }
-            let r = self
-                .rebuild((i, 0), |w| w.prepare_object(id))
-                .and_then(|()| self.prepare_attributes(id));
-            let path = self.objects[i].path.clone();
-            r.map_err(|e| e.at_path(&path))?;
+            if !again {
+                break;
+            }
         }
         for i in 0..self.objects.len() {
             if self.is_pristine(ObjId(i)) {
@@ -895,6 +919,32 @@ impl FileWriter {
         }
         self.write_superblock()?;
         self.write_out()
+    }
+
+    /// What the symbol table entries of a group's parents cache of it (`None` for other
+    /// objects).
+    fn cached_stab(&self, i: usize) -> Option<ScratchPad> {
+        match &self.objects.get(i)?.body {
+            Body::Group(g) => Some(g.scratch_pad()),
+            _ => None,
+        }
+    }
+
+    /// For every object, the groups whose symbol tables hold a hard link to it.
+    fn symbol_table_parents(&self) -> HashMap<usize, Vec<usize>> {
+        let mut map: HashMap<usize, Vec<usize>> = HashMap::new();
+        for (p, o) in self.objects.iter().enumerate() {
+            if let Body::Group(g) = &o.body {
+                if g.is_symbol_table() {
+                    for l in g.links.values() {
+                        if let LinkSpec::Hard(c) = l {
+                            map.entry(c.0).or_default().push(p);
+                        }
+                    }
+                }
+            }
+        }
+        map
     }
 
     /// Write the changed blocks of the image in the crash-safe order (see
@@ -1047,6 +1097,11 @@ impl FileWriter {
     /// Flush and close the file, reporting any error.
     pub fn close(mut self) -> Result<()> {
         self.shutdown()
+    }
+
+    /// Let go of the file without writing anything more (a writer whose opening failed).
+    pub(crate) fn discard(&mut self) {
+        self.file = None;
     }
 
     /// Flush and release the file, reporting any error; later flushes fail with

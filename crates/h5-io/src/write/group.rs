@@ -235,7 +235,7 @@ impl Group {
 
     /// Whether the links are kept as a symbol table (compatible format, and no link type a
     /// symbol table cannot hold).
-    fn is_symbol_table(&self) -> bool {
+    pub(crate) fn is_symbol_table(&self) -> bool {
         self.format == FileFormat::Compatible
             && self.order == CreationOrder::Untracked
             && !self

@@ -67,6 +67,16 @@ struct Origin {
     frozen: Option<String>,
 }
 
+/// The writer's id of the object loaded from `addr`.
+fn loaded(ids: &HashMap<u64, ObjId>, addr: Addr) -> Result<ObjId> {
+    ids.get(&addr.0).copied().ok_or_else(|| {
+        Error::new(
+            ErrorKind::Format,
+            format!("no object was loaded from {:#x}", addr.0),
+        )
+    })
+}
+
 fn rerr(e: crate::Error) -> Error {
     Error::new(ErrorKind::Format, format!("reading the file: {e}"))
 }
@@ -166,7 +176,11 @@ impl FileWriter {
             superblock: sb,
             origins: HashMap::new(),
         }));
-        w.load_objects(&src)?;
+        if let Err(e) = w.load_objects(&src) {
+            // Nothing was changed: the half-loaded writer must not flush when dropped.
+            w.discard();
+            return Err(e);
+        }
         Ok(Ok(w))
     }
 
@@ -180,7 +194,7 @@ impl FileWriter {
         // Breadth first: every object at the first path that reaches it.
         let mut links: Vec<(ObjId, String, LinkTarget, Option<u64>)> = Vec::new();
         while let Some((addr, path)) = queue.pop_front() {
-            let gid = ids[&addr.0];
+            let gid = loaded(&ids, addr)?;
             groups.push((gid, addr, path.clone()));
             let g = crate::group::Group::at(Location {
                 file: src.clone(),
@@ -204,7 +218,7 @@ impl FileWriter {
         }
         for (gid, name, target, corder) in links {
             let spec = match target {
-                LinkTarget::Hard(a) => LinkSpec::Hard(ids[&a.0]),
+                LinkTarget::Hard(a) => LinkSpec::Hard(loaded(&ids, a)?),
                 LinkTarget::Soft(s) => LinkSpec::Soft(s),
                 LinkTarget::External { file, path } => LinkSpec::External { file, path },
                 LinkTarget::UserDefined { link_type, data } => {
@@ -580,9 +594,13 @@ impl FileWriter {
         let mut sb = ip.superblock.clone();
         sb.eof_address = Addr(self.eoa_now() + sb.base_address.get().unwrap_or(0));
         if let Some(v0) = &mut sb.v0 {
-            if let Some(Body::Group(g)) = self.objects.first().map(|o| &o.body) {
-                if let s @ ScratchPad::Group { .. } = g.scratch_pad() {
-                    v0.root_group.scratch = s;
+            // A cached symbol table (scratch-pad) follows the root group's, which may have
+            // moved; an entry that caches nothing stays so (readers do not need it).
+            if let ScratchPad::Group { .. } = v0.root_group.scratch {
+                if let Some(Body::Group(g)) = self.objects.first().map(|o| &o.body) {
+                    if let s @ ScratchPad::Group { .. } = g.scratch_pad() {
+                        v0.root_group.scratch = s;
+                    }
                 }
             }
         }
