@@ -463,3 +463,109 @@ fn corpus_files_opened_and_closed_without_a_change() {
     );
     assert!(counts[0] > 100, "{counts:?}");
 }
+
+/// h5dump's output of `path` without its first line, or `None` when it fails, takes more
+/// than 20 seconds or prints more than 16 MiB (a dump of billions of fill values).
+fn dump_body(h5dump: &Path, path: &Path) -> Option<String> {
+    use std::io::Read;
+    let mut child = std::process::Command::new(h5dump)
+        .arg(path)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .ok()?;
+    let stdout = child.stdout.take()?;
+    let reader = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = stdout.take(16 << 20).read_to_end(&mut v);
+        v
+    });
+    let start = std::time::Instant::now();
+    let status = loop {
+        match child.try_wait().ok()? {
+            Some(s) => break s,
+            None if start.elapsed() > std::time::Duration::from_secs(20) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+            None => std::thread::sleep(std::time::Duration::from_millis(10)),
+        }
+    };
+    let out = reader.join().ok()?;
+    if !status.success() || out.len() >= 16 << 20 {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&out).into_owned();
+    Some(text.lines().skip(1).collect::<Vec<_>>().join("\n"))
+}
+
+/// Every corpus and fixture file that opens in place, given a new group holding a dataset
+/// at its root:
+/// h5dump prints every object the file had exactly as before, and the new ones as written;
+/// the file walks clean.
+#[test]
+fn corpus_files_changed_in_place_keep_everything_else() {
+    let Some(h5dump) = h5_oracle::require("h5dump", h5_oracle::tool("h5dump")) else {
+        return;
+    };
+    // The reference corpus (mostly the compatible format) and the h5py fixtures (the latest
+    // format: every chunk index, dense groups and attributes, superblocks 2 and 3).
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../h5-io/tests/fixtures/h5py");
+    let Some(dir) = corpus("h5dump") else {
+        eprintln!("shared corpus not found; skipped");
+        return;
+    };
+    let mut files: Vec<PathBuf> = [dir, fixtures]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(d).unwrap())
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "h5"))
+        .collect();
+    files.sort();
+    let new_block = "   GROUP \"zzzz_new\" {";
+    let mut checked = 0;
+    for src in files {
+        let name = src.file_name().unwrap().to_string_lossy().into_owned();
+        let p = tmp(&format!("changed-{name}"));
+        std::fs::copy(&src, &p).unwrap();
+        let Some(before) = dump_body(&h5dump, &p) else {
+            continue;
+        };
+        let Ok(f) = h5::File::open_rw(&p) else {
+            continue;
+        };
+        let added = f
+            .new_dataset::<i32>()
+            .shape(&[3])
+            .create("zzzz_new/data")
+            .and_then(|d| d.write(&[1, 2, 3]));
+        if let Err(e) = added {
+            panic!("{name}: {e}");
+        }
+        f.close().unwrap_or_else(|e| panic!("{name}: {e}"));
+        let after = dump_body(&h5dump, &p)
+            .unwrap_or_else(|| panic!("{name}: h5dump fails after the change"));
+        // The new group sorts last at the root: cut its block out.
+        let lines: Vec<&str> = after.lines().collect();
+        let start = lines
+            .iter()
+            .position(|l| *l == new_block)
+            .unwrap_or_else(|| panic!("{name}: the new group is missing:\n{after}"));
+        let len = lines[start..]
+            .iter()
+            .position(|l| *l == "   }")
+            .unwrap_or_else(|| panic!("{name}: the new group's block does not end"));
+        let block = lines[start..=start + len].join("\n");
+        assert!(block.contains("(0): 1, 2, 3"), "{name}: {block}");
+        let mut rest: Vec<&str> = lines[..start].to_vec();
+        rest.extend_from_slice(&lines[start + len + 1..]);
+        assert_eq!(rest.join("\n"), before, "{name}: other objects changed");
+        let report = h5::format::walk::walk(&std::fs::read(&p).unwrap());
+        assert!(report.problems.is_empty(), "{name}: {:?}", report.problems);
+        checked += 1;
+        let _ = std::fs::remove_file(&p);
+    }
+    eprintln!("{checked} files changed in place and compared");
+    assert!(checked > 120, "{checked}");
+}
