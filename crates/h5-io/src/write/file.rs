@@ -879,7 +879,14 @@ impl FileWriter {
         // file modified in place included), in a further pass where a parent came first.
         let mut done = std::collections::HashSet::new();
         let mut parents: Option<HashMap<usize, Vec<usize>>> = None;
-        loop {
+        // Each further pass rebuilds tables in the space the previous one made, so the
+        // cached addresses settle; a bound makes sure of it.
+        for pass in 0.. {
+            ensure!(
+                pass <= self.objects.len() + 1,
+                Format,
+                "symbol table caches did not settle after {pass} passes"
+            );
             let mut again = false;
             for i in (0..self.objects.len()).rev() {
                 let id = ObjId(i);

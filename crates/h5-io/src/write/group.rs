@@ -474,12 +474,23 @@ impl Group {
             }
         }
         // Changed: the heap, its data segment and the nodes go to new space (the blocks on
-        // disk stay as they are until no header references them; the flush retires them).
-        let heap_size = LocalHeap::encoded_size(sizes) as u64;
-        self.heap_addr = w.alloc(heap_size);
-        self.seg = (w.alloc(seg_len), seg_len);
-        self.block = (w.alloc(total), total);
-        seg.resize(seg_len as usize, 0);
+        // disk stay as they are until no header references them; the flush retires them),
+        // unless this flush made them (nothing on disk references those yet: they are
+        // rewritten where they are, so that the addresses parents cache settle, even around
+        // a cycle of groups).
+        let reuse = self.btree_addr != 0
+            && seg_len <= self.seg.1
+            && total == self.block.1
+            && [self.heap_addr, self.seg.0, self.block.0]
+                .iter()
+                .all(|&a| w.is_fresh(a));
+        if !reuse {
+            let heap_size = LocalHeap::encoded_size(sizes) as u64;
+            self.heap_addr = w.alloc(heap_size);
+            self.seg = (w.alloc(seg_len), seg_len);
+            self.block = (w.alloc(total), total);
+        }
+        seg.resize(self.seg.1 as usize, 0);
         w.put(self.seg.0, &seg)?;
         let heap = LocalHeap {
             data_segment_size: self.seg.1,
