@@ -428,3 +428,26 @@ fn parents_cache_the_moved_symbol_tables_of_their_children() {
     assert_eq!(out.trim(), "21 7 ['e']");
     h5dump_ok(&p);
 }
+
+/// A cycle of groups (a hard link back to an ancestor) in the compatible format, where each
+/// symbol table caches where the other's is: written new, then changed in place, the caches
+/// settle and the file walks clean.
+#[test]
+fn cycles_of_groups_settle() {
+    let p = tmp("cycle-earliest.h5");
+    let f = h5::File::create(&p).unwrap();
+    f.create_group("a/b").unwrap();
+    f.link_hard("/a", "a/b/up").unwrap();
+    f.close().unwrap();
+    let walk = |p: &Path| h5::format::walk::walk(&std::fs::read(p).unwrap()).problems;
+    assert!(walk(&p).is_empty(), "{:?}", walk(&p));
+    let f = h5::File::open_rw(&p).unwrap();
+    for i in 0..12 {
+        f.create_group(&format!("a/b/up/n{i}")).unwrap();
+    }
+    f.close().unwrap();
+    assert!(walk(&p).is_empty(), "{:?}", walk(&p));
+    let r = h5::File::open(&p).unwrap();
+    assert_eq!(r.group("a/b/up/b/up").unwrap().links().unwrap().len(), 13);
+    h5dump_ok(&p);
+}
