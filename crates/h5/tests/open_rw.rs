@@ -464,6 +464,20 @@ fn corpus_files_opened_and_closed_without_a_change() {
     assert!(counts[0] > 100, "{counts:?}");
 }
 
+/// The `.h5` files of the reference corpus and of the h5py fixtures, sorted; `None` without
+/// the shared corpus.
+fn corpus_and_fixture_files() -> Option<Vec<PathBuf>> {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../h5-io/tests/fixtures/h5py");
+    let mut files: Vec<PathBuf> = [corpus("h5dump")?, fixtures]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(d).unwrap())
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "h5"))
+        .collect();
+    files.sort();
+    Some(files)
+}
+
 /// h5dump's output of `path` without its first line, or `None` when it fails, takes more
 /// than 20 seconds or prints more than 16 MiB (a dump of billions of fill values).
 fn dump_body(h5dump: &Path, path: &Path) -> Option<String> {
@@ -517,18 +531,10 @@ fn corpus_files_changed_in_place_keep_everything_else() {
     };
     // The reference corpus (mostly the compatible format) and the h5py fixtures (the latest
     // format: every chunk index, dense groups and attributes, superblocks 2 and 3).
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../h5-io/tests/fixtures/h5py");
-    let Some(dir) = corpus("h5dump") else {
+    let Some(files) = corpus_and_fixture_files() else {
         eprintln!("shared corpus not found; skipped");
         return;
     };
-    let mut files: Vec<PathBuf> = [dir, fixtures]
-        .iter()
-        .flat_map(|d| std::fs::read_dir(d).unwrap())
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "h5"))
-        .collect();
-    files.sort();
     let new_block = "   GROUP \"zzzz_new\" {";
     let mut checked = 0;
     for src in files {
@@ -614,18 +620,10 @@ fn corpus_datasets_rewritten_in_place_dump_the_same() {
     let Some(h5dump) = h5_oracle::require("h5dump", h5_oracle::tool("h5dump")) else {
         return;
     };
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../h5-io/tests/fixtures/h5py");
-    let Some(dir) = corpus("h5dump") else {
+    let Some(files) = corpus_and_fixture_files() else {
         eprintln!("shared corpus not found; skipped");
         return;
     };
-    let mut files: Vec<PathBuf> = [dir, fixtures]
-        .iter()
-        .flat_map(|d| std::fs::read_dir(d).unwrap())
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "h5"))
-        .collect();
-    files.sort();
     let (mut rewritten, mut refused) = (0, 0);
     for src in files {
         let name = src.file_name().unwrap().to_string_lossy().into_owned();
