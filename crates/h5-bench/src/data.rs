@@ -165,6 +165,33 @@ impl Scratch {
         c.arg(self.script()).arg(cmd).arg(&self.dir);
         c
     }
+    /// The command of one side's run of benchmark group `group` in this directory: our
+    /// `h5-bench worker GROUP` or the h5py script, with `MIB REPS NAME|all [DUMPFILE]`.
+    pub fn worker_command(
+        &self,
+        group: &str,
+        side: crate::runner::Side,
+        our_exe: &Path,
+        (mib, reps): (usize, usize),
+        only: Option<&str>,
+        dump: Option<&Path>,
+    ) -> Command {
+        let mut c = match side {
+            crate::runner::Side::Ours => {
+                let mut c = Command::new(our_exe);
+                c.args(["worker", group]).env("H5_BENCH_DIR", self.dir());
+                c
+            }
+            crate::runner::Side::Reference => self.python(group),
+        };
+        c.arg(mib.to_string())
+            .arg(reps.to_string())
+            .arg(only.unwrap_or("all"));
+        if let Some(d) = dump {
+            c.arg(d);
+        }
+        c
+    }
 }
 
 impl Drop for Scratch {

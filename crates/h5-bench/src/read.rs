@@ -169,20 +169,6 @@ impl Group for ReadGroup {
             .scratch
             .get()
             .ok_or("read: the input files are not made yet")?;
-        let mut c = match side {
-            Side::Ours => {
-                let mut c = Command::new(our_exe);
-                c.args(["worker", "read"]).env("H5_BENCH_DIR", s.dir());
-                c
-            }
-            Side::Reference => s.python("read"),
-        };
-        c.arg(mib.to_string())
-            .arg(reps.to_string())
-            .arg(only.unwrap_or("all"));
-        if let Some(d) = dump {
-            c.arg(d);
-        }
-        Ok(c)
+        Ok(s.worker_command("read", side, our_exe, (mib, reps), only, dump))
     }
 }

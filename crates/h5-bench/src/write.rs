@@ -257,20 +257,6 @@ impl Group for WriteGroup {
             .scratch
             .get()
             .ok_or("write: no scratch directory yet")?;
-        let mut c = match side {
-            Side::Ours => {
-                let mut c = Command::new(our_exe);
-                c.args(["worker", "write"]).env("H5_BENCH_DIR", s.dir());
-                c
-            }
-            Side::Reference => s.python("write"),
-        };
-        c.arg(mib.to_string())
-            .arg(reps.to_string())
-            .arg(only.unwrap_or("all"));
-        if let Some(d) = dump {
-            c.arg(d);
-        }
-        Ok(c)
+        Ok(s.worker_command("write", side, our_exe, (mib, reps), only, dump))
     }
 }
