@@ -15,7 +15,9 @@ use h5_format::message::datatype::disk_size;
 use h5_format::message::external_files::ExternalFiles;
 use h5_format::message::fill_value::{alloc_time, fill_time};
 use h5_format::message::filter_pipeline::FilterPipeline;
-use h5_format::message::layout::{Layout, LayoutClass, CHUNK_DONT_FILTER_PARTIAL_BOUND_CHUNKS};
+use h5_format::message::layout::{
+    ChunkIndex, Layout, LayoutClass, CHUNK_DONT_FILTER_PARTIAL_BOUND_CHUNKS,
+};
 use h5_format::message::{Message, MessageType};
 use h5_format::{limits, Addr};
 use h5_types::convert::{ConversionOptions, Converter, VarLenHeap};
@@ -458,6 +460,33 @@ impl Dataset {
             .map_err(|e| e.at(&self.loc.path))
     }
 
+    /// The chunk index, opened on first use (for chunks of `chunk` dimensions and
+    /// `chunk_bytes` bytes) and kept; the reason when it cannot be opened.
+    fn chunk_index(
+        &self,
+        index: Option<ChunkIndex>,
+        address: Addr,
+        chunk: &[u64],
+        chunk_bytes: u64,
+    ) -> std::result::Result<&Index, &str> {
+        self.index
+            .get_or_init(|| {
+                Index::open(
+                    &self.loc.file,
+                    index,
+                    address,
+                    self.space.dims(),
+                    self.space.maxdims(),
+                    chunk,
+                    chunk_bytes,
+                    !self.filters.is_empty(),
+                )
+                .map_err(|e| e.to_string())
+            })
+            .as_ref()
+            .map_err(String::as_str)
+    }
+
     /// The bytes of storage allocated for the raw data (`H5Dget_storage_size`): the compact
     /// data, the contiguous block when allocated (external storage counts as allocated), the sum of the
     /// stored (filtered) chunk sizes, zero for a virtual dataset.
@@ -502,19 +531,7 @@ impl Dataset {
                     .iter()
                     .try_fold(esize, |a, &c| a.checked_mul(c))
                     .ok_or_else(|| Error::new(ErrorKind::Format, "chunk size overflows"))?;
-                let idx = self.index.get_or_init(|| {
-                    Index::open(
-                        &self.loc.file,
-                        *index,
-                        *address,
-                        self.space.dims(),
-                        self.space.maxdims(),
-                        &chunk,
-                        chunk_bytes,
-                        !self.filters.is_empty(),
-                    )
-                    .map_err(|e| e.to_string())
-                });
+                let idx = self.chunk_index(*index, *address, &chunk, chunk_bytes);
                 let idx = match idx {
                     Ok(i) => i,
                     Err(e) => bail!(Format, "chunk index: {e}"),
@@ -617,19 +634,7 @@ impl Dataset {
             .try_fold(self.element_size() as u64, |a, &c| a.checked_mul(c))
             .filter(|&b| b <= limits::MAX_CHUNK_BYTES)
             .ok_or_else(|| Error::new(ErrorKind::LimitExceeded, "chunk too large"))?;
-        let idx = self.index.get_or_init(|| {
-            Index::open(
-                &self.loc.file,
-                *index,
-                *address,
-                self.space.dims(),
-                self.space.maxdims(),
-                &chunk,
-                chunk_bytes,
-                !self.filters.is_empty(),
-            )
-            .map_err(|e| e.to_string())
-        });
+        let idx = self.chunk_index(*index, *address, &chunk, chunk_bytes);
         let idx = match idx {
             Ok(i) => i,
             Err(e) => bail!(Format, "{}: chunk index: {e}", self.loc.path),
@@ -764,19 +769,7 @@ impl Dataset {
                     LimitExceeded,
                     "chunk of {chunk_bytes} bytes"
                 );
-                let idx = self.index.get_or_init(|| {
-                    Index::open(
-                        &self.loc.file,
-                        *index,
-                        *address,
-                        self.space.dims(),
-                        self.space.maxdims(),
-                        &chunk,
-                        chunk_bytes,
-                        !self.filters.is_empty(),
-                    )
-                    .map_err(|e| e.to_string())
-                });
+                let idx = self.chunk_index(*index, *address, &chunk, chunk_bytes);
                 let idx = match idx {
                     Ok(i) => i,
                     Err(e) => bail!(Format, "chunk index: {e}"),
