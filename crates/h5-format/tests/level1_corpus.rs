@@ -23,22 +23,7 @@ const SIGNATURES: [&[u8; 4]; 18] = [
     b"FSHD", b"FSSE", b"FAHD", b"FADB", b"EAHD", b"EAIB", b"EASB", b"EADB",
 ];
 
-/// The corpus directory: `../../../shared/corpus` from the crate (the main checkout), or one
-/// level further up (a worktree under `wt/`), or `$H5_CORPUS`.
-fn corpus(dir: &str) -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let candidates = [
-        std::env::var_os("H5_CORPUS").map(PathBuf::from),
-        Some(manifest.join("../../../shared/corpus")),
-        Some(manifest.join("../../../../shared/corpus")),
-    ];
-    candidates
-        .into_iter()
-        .flatten()
-        .find(|p| p.is_dir())
-        .unwrap_or_else(|| manifest.join("../../../shared/corpus"))
-        .join(dir)
-}
+use h5_oracle::corpus;
 
 fn h5_files(dir: &str) -> Vec<PathBuf> {
     let Ok(rd) = std::fs::read_dir(corpus(dir)) else {

@@ -8,20 +8,7 @@ use std::time::Duration;
 
 use h5_io::{File, Node};
 
-fn corpus(dir: &str) -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let candidates = [
-        std::env::var_os("H5_CORPUS").map(PathBuf::from),
-        Some(manifest.join("../../../shared/corpus")),
-        Some(manifest.join("../../../../shared/corpus")),
-    ];
-    candidates
-        .into_iter()
-        .flatten()
-        .find(|p| p.is_dir())
-        .unwrap_or_else(|| manifest.join("../../../shared/corpus"))
-        .join(dir)
-}
+use h5_oracle::corpus;
 
 /// Walk a whole file; returns (objects, errors) counts.
 fn walk(path: &Path) -> (usize, Vec<String>) {

@@ -2,25 +2,12 @@
 //! blocks, external and user-defined links, creation order, loops, and the revised
 //! references.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use h5_io::reference::{revised_reference, Target};
 use h5_io::{File, LinkTarget, OpenOptions};
 
-fn corpus(dir: &str) -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let candidates = [
-        std::env::var_os("H5_CORPUS").map(PathBuf::from),
-        Some(manifest.join("../../../shared/corpus")),
-        Some(manifest.join("../../../../shared/corpus")),
-    ];
-    candidates
-        .into_iter()
-        .flatten()
-        .find(|p| p.is_dir())
-        .unwrap_or_else(|| manifest.join("../../../shared/corpus"))
-        .join(dir)
-}
+use h5_oracle::corpus;
 
 fn present(p: &Path) -> bool {
     if p.exists() {

@@ -10,20 +10,7 @@ use h5_io::onion::{revision_count, OnionSource, LATEST_REVISION};
 use h5_io::source::{FileSource, MemSource, ReadAt};
 use h5_io::{File, ObjectKind, OpenOptions};
 
-fn corpus(dir: &str) -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let candidates = [
-        std::env::var_os("H5_CORPUS").map(PathBuf::from),
-        Some(manifest.join("../../../shared/corpus")),
-        Some(manifest.join("../../../../shared/corpus")),
-    ];
-    candidates
-        .into_iter()
-        .flatten()
-        .find(|p| p.is_dir())
-        .unwrap_or_else(|| manifest.join("../../../shared/corpus"))
-        .join(dir)
-}
+use h5_oracle::corpus;
 
 /// The corpus onion files with their revision counts.
 const FILES: [(&str, u64); 3] = [

@@ -11,20 +11,7 @@ use h5_io::{File, Node};
 use h5_types::h5type::{VarLenArray, VarLenUnicode};
 use h5_types::Datatype;
 
-fn corpus(dir: &str) -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let candidates = [
-        std::env::var_os("H5_CORPUS").map(PathBuf::from),
-        Some(manifest.join("../../../shared/corpus")),
-        Some(manifest.join("../../../../shared/corpus")),
-    ];
-    candidates
-        .into_iter()
-        .flatten()
-        .find(|p| p.is_dir())
-        .unwrap_or_else(|| manifest.join("../../../shared/corpus"))
-        .join(dir)
-}
+use h5_oracle::corpus;
 
 fn h5_files(dir: &Path) -> Vec<PathBuf> {
     let Ok(rd) = std::fs::read_dir(dir) else {

@@ -188,3 +188,20 @@ fn fnv(data: &[u8]) -> u64 {
     }
     h
 }
+
+/// Folder `dir` of the shared corpus: under `$H5_CORPUS` when set, otherwise
+/// `shared/corpus` beside the checkout (or one level further up).
+pub fn corpus(dir: &str) -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let candidates = [
+        std::env::var_os("H5_CORPUS").map(PathBuf::from),
+        Some(manifest.join("../../../shared/corpus")),
+        Some(manifest.join("../../../../shared/corpus")),
+    ];
+    candidates
+        .into_iter()
+        .flatten()
+        .find(|p| p.is_dir())
+        .unwrap_or_else(|| manifest.join("../../../shared/corpus"))
+        .join(dir)
+}
