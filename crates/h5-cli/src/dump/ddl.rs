@@ -1,7 +1,7 @@
 //! The DDL printer: groups, datasets, named datatypes, attributes, links and data, laid out
 //! exactly as h5dump 1.10.8 lays them out.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -212,6 +212,10 @@ pub struct Dumper<'a> {
     /// How many references deep the printing is (a dataset of references referenced by
     /// another one is printed, up to a bound).
     ref_depth: usize,
+    /// The datasets being printed because a reference names them (file and object), the
+    /// outermost first: one already on the chain is not printed again, where HDF5 2.x
+    /// h5dump would print a cycle of references without end.
+    ref_chain: Rc<RefCell<Vec<(String, ObjId)>>>,
 }
 
 /// A file's identity for external link traversal: its canonical path, else its name.
@@ -382,6 +386,7 @@ impl<'a> Dumper<'a> {
             file_name: String::new(),
             ext_ref_files: ExtFiles::default(),
             ref_depth: 0,
+            ref_chain: Rc::default(),
         }
     }
 

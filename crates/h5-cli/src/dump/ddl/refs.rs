@@ -90,6 +90,7 @@ impl Dumper<'_> {
         child.ext_ref_files = Rc::clone(&self.ext_ref_files);
         child.tables.paths = Rc::clone(&e.paths);
         child.ref_depth = self.ref_depth;
+        child.ref_chain = Rc::clone(&self.ref_chain);
         let local = RefInfo {
             external: None,
             ..r.clone()
@@ -113,14 +114,20 @@ impl Dumper<'_> {
                 {
                     return;
                 }
+                let key = (self.file_key.clone(), r.object);
+                if self.ref_chain.borrow().contains(&key) {
+                    return;
+                }
                 let Ok(d) = self.file.dataset(r.object) else {
                     return;
                 };
                 self.ref_depth += 1;
+                self.ref_chain.borrow_mut().push(key);
                 ctx.indent_level += 1;
                 let dt = d.datatype.datatype.clone();
                 self.dump_data(info, ctx, &dt, &d.space, DataSource::Dataset(r.object));
                 ctx.indent_level -= 1;
+                self.ref_chain.borrow_mut().pop();
                 self.ref_depth -= 1;
             }
             RefKind::Region => {
