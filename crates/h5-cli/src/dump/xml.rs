@@ -51,28 +51,23 @@ impl Default for XmlSettings {
 /// Escape a name for an XML attribute value (`xml_escape_the_name`): `"`, `'`, `<`, `>` and
 /// `&` become entities.
 pub fn escape_name(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
-            c => out.push(c),
-        }
-    }
-    out
+    escape(s, false)
 }
 
 /// Escape string data for element content (`xml_escape_the_string`): a backslash or double
 /// quote gets a backslash before it; `'`, `<`, `>` and `&` become entities.
 pub fn escape_string(s: &str) -> String {
+    escape(s, true)
+}
+
+/// The two escapes differ only in backslashes and double quotes.
+fn escape(s: &str, string: bool) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
-            '\\' => out.push_str("\\\\"),
-            '"' => out.push_str("\\\""),
+            '\\' if string => out.push_str("\\\\"),
+            '"' if string => out.push_str("\\\""),
+            '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&apos;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
