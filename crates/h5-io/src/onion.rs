@@ -137,6 +137,11 @@ pub struct OnionSource {
     shift: u32,
     /// The logical file's size.
     logical_eof: u64,
+    /// The end of the bytes that back the logical file (the original's bytes that show
+    /// through, the last amended page): what [`ReadAt::len`] reports, so that a record
+    /// claiming a vast logical size does not widen the reader's bounds beyond real bytes
+    /// (as a truncated plain file does not).
+    backed_eof: u64,
 }
 
 impl OnionSource {
@@ -193,7 +198,18 @@ impl OnionSource {
             record = Some(r);
             eof
         };
+        let last_page = record
+            .as_ref()
+            .and_then(|r| r.entries.last())
+            .map_or(0, |e| {
+                e.logical_page
+                    .saturating_add(1)
+                    .saturating_mul(u64::from(h.page_size))
+            });
+        let shown = h.origin_eof.min(original.len()?);
+        let backed_eof = logical_eof.min(shown.max(last_page));
         Ok(OnionSource {
+            backed_eof,
             original,
             onion,
             origin_eof: h.origin_eof,
@@ -319,7 +335,7 @@ impl ReadAt for OnionSource {
     }
 
     fn len(&self) -> std::io::Result<u64> {
-        Ok(self.logical_eof)
+        Ok(self.backed_eof)
     }
 }
 
@@ -354,6 +370,11 @@ mod tests {
     /// 1 and 2 (stored one after the other) and page 5, past the original, with a logical
     /// size of 22.
     fn fixture(flags: u32) -> (Arc<dyn ReadAt>, Arc<dyn ReadAt>) {
+        fixture_sized(flags, 22)
+    }
+
+    /// [`fixture`] with the record claiming a logical size of `logical_eof`.
+    fn fixture_sized(flags: u32, logical_eof: u64) -> (Arc<dyn ReadAt>, Arc<dyn ReadAt>) {
         let original: Vec<u8> = (0u8..14).collect();
         let mut w = Writer::new(Sizes::DEFAULT);
         w.put_zeros(HEADER_SIZE);
@@ -363,7 +384,7 @@ mod tests {
             revision_num: 0,
             parent_revision_num: 0,
             time_of_creation: *b"20260101T000000Z",
-            logical_eof: 22,
+            logical_eof,
             page_size: 4,
             entries: vec![
                 IndexEntry {
@@ -459,5 +480,18 @@ mod tests {
             let t: Arc<dyn ReadAt> = Arc::new(MemSource::new(bytes[..n].to_vec()));
             assert!(OnionSource::new(o.clone(), t, 1).is_err(), "{n} bytes");
         }
+    }
+
+    #[test]
+    fn a_vast_claimed_size_does_not_widen_the_bounds() {
+        let (o, x) = fixture_sized(0, 1 << 40);
+        let src = OnionSource::new(o, x, 1).unwrap();
+        assert_eq!(src.logical_eof(), 1 << 40);
+        // The reader's bounds end with the last amended page...
+        assert_eq!(src.len().unwrap(), 24);
+        // ...while the logical file still reads as zeros up to its claimed size.
+        let mut b = [7u8; 8];
+        src.read_exact_at((1 << 40) - 8, &mut b).unwrap();
+        assert_eq!(b, [0; 8]);
     }
 }
