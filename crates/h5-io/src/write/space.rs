@@ -7,7 +7,7 @@
 //! of a flush); changed structures go to new space, and space they leave becomes reusable
 //! only after the flush that stopped referencing it has completed.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::file::align8;
 
@@ -20,8 +20,9 @@ pub(crate) struct Space {
     /// Ranges allocated since the last commit point (no on-disk structure references them):
     /// start -> length.
     fresh: BTreeMap<u64, u64>,
-    /// Ranges retired that the on-disk state may still reference.
-    pending: Vec<(u64, u64)>,
+    /// Ranges retired that the on-disk state may still reference (a set: a flush may
+    /// retire many blocks, each once).
+    pending: BTreeSet<(u64, u64)>,
     /// Bytes allocated from the free list so far.
     pub(crate) reused: u64,
 }
@@ -80,8 +81,8 @@ impl Space {
         if let Some(&l) = self.fresh.get(&at) {
             self.fresh.remove(&at);
             self.give(at, l.max(len));
-        } else if !self.pending.contains(&(at, len)) {
-            self.pending.push((at, len));
+        } else {
+            self.pending.insert((at, len));
         }
     }
 
