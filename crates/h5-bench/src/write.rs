@@ -66,7 +66,9 @@ fn write_one(path: &Path, name: &str, mib: usize, inputs: &mut Inputs) -> Result
                     .shuffle()
                     .deflate(data::DEFLATE_LEVEL)
             };
-            b.create("data").and_then(|d| d.write(x)).map_err(err)?;
+            b.create("data")
+                .and_then(|d| d.write(&x[..]))
+                .map_err(err)?;
             f.close().map_err(err)?;
             Ok(t0.elapsed().as_secs_f64())
         }

@@ -312,7 +312,7 @@ fn repack(o: &Options) -> Result<Vec<String>, String> {
             o.input, o.output
         ));
     }
-    let src = h5::File::open(&o.input).map_err(|e| format!("{}: {e}", o.input))?;
+    let src = h5::io::File::open(&o.input).map_err(|e| format!("{}: {e}", o.input))?;
     let format = if o.latest {
         FileFormat::Latest
     } else {
@@ -332,7 +332,7 @@ fn repack(o: &Options) -> Result<Vec<String>, String> {
         strict: false,
         max_read: 0,
     };
-    let copied = copy_file(src.inner(), &mut w, &opts);
+    let copied = copy_file(&src, &mut w, &opts);
     let closed = w.close();
     let report = match copied.and_then(|r| closed.map(|()| r)) {
         Ok(r) => r,

@@ -437,6 +437,54 @@ impl Dataset {
             .map_err(|e| e.at(&self.loc.path))
     }
 
+    /// The selected elements converted to `T`, in the selection's order, into `out` (whose
+    /// length must be the number of selected elements). For the primitive numbers read where
+    /// the file's elements are no larger than `T`'s, the bytes land in `out` and are
+    /// converted there: nothing is allocated for the values.
+    pub fn read_selection_into<T: H5Type>(&self, sel: &Selection, out: &mut [T]) -> Result<()> {
+        self.read_selection_into_impl(sel, out)
+            .map_err(|e| e.at(&self.loc.path))
+    }
+
+    fn read_selection_into_impl<T: H5Type>(&self, sel: &Selection, out: &mut [T]) -> Result<()> {
+        let n = sel.npoints(&self.space);
+        ensure!(
+            n == out.len() as u64,
+            InvalidArgument,
+            "the selection has {n} elements, the buffer {}",
+            out.len()
+        );
+        let esize = self.element_size();
+        let target = T::h5_type();
+        let tsize = target.size();
+        let plain = !self.datatype.has_variable_length() && esize == self.datatype.size();
+        if plain && esize <= tsize && tsize == std::mem::size_of::<T>() && n > 0 {
+            if let Some(bytes) = T::image_bytes_mut(out) {
+                let conv = Converter::new(&self.datatype, &target)?;
+                let fill = self.fill_bytes(esize);
+                let n = out_len(n)?;
+                for e in bytes[..n * esize].chunks_exact_mut(esize) {
+                    e.copy_from_slice(&fill);
+                }
+                self.read_into(
+                    sel,
+                    &MemoryMap::packed(n as u64),
+                    &mut bytes[..n * esize],
+                    esize,
+                )?;
+                if !conv.is_noop() {
+                    conv.convert_in_place(bytes, n, &mut ConversionOptions::new())?;
+                }
+                return Ok(());
+            }
+        }
+        let values = self.read_as::<T>(sel, &MemoryMap::packed(n))?;
+        for (o, v) in out.iter_mut().zip(values) {
+            *o = v;
+        }
+        Ok(())
+    }
+
     /// A hyperslab `start`/`count` (with optional `stride` and `block`) converted to `T`.
     pub fn read_slice<T: H5Type>(
         &self,
@@ -869,4 +917,9 @@ pub(crate) fn byte_span(off: u64, len: u64, esize: usize, total: usize) -> Resul
         }
         _ => bail!(Selection, "element range outside the buffer"),
     }
+}
+
+/// A count of elements as a `usize`.
+fn out_len(n: u64) -> Result<usize> {
+    usize::try_from(n).map_err(|_| Error::new(ErrorKind::LimitExceeded, "read too large"))
 }

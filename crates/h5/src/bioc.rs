@@ -21,7 +21,7 @@
 //!   `strcmp` sees them) are missing.
 //!
 //! Without the attribute nothing is missing. Errors name the rule a file breaks
-//! ([`Error::rule`]).
+//! (`Error::rule`).
 //!
 //! **Writing.** [`choose_placeholder`] picks a placeholder absent from the data (the type's
 //! minimum for integers, as R's `NA_integer_`; NaN for floats without NaNs; `"NA"` for
@@ -382,8 +382,27 @@ pub fn check_datatype<T: Value>(dt: &Datatype) -> Result<()> {
     representable(dt, T::repr(), T::NAME)
 }
 
+/// A dataset the policy reads: the facade's [`crate::Dataset`] or the low-level reader's.
+pub trait AsDataset {
+    /// The low-level reader's dataset.
+    fn low(&self) -> Result<std::borrow::Cow<'_, Dataset>>;
+}
+
+impl AsDataset for Dataset {
+    fn low(&self) -> Result<std::borrow::Cow<'_, Dataset>> {
+        Ok(std::borrow::Cow::Borrowed(self))
+    }
+}
+
+impl AsDataset for crate::Dataset {
+    fn low(&self) -> Result<std::borrow::Cow<'_, Dataset>> {
+        Ok(std::borrow::Cow::Owned(self.io()?))
+    }
+}
+
 /// Check that every value of the dataset converts to `T` without loss.
-pub fn check<T: Value>(ds: &Dataset) -> Result<()> {
+pub fn check<T: Value>(ds: &impl AsDataset) -> Result<()> {
+    let ds = &*ds.low()?;
     check_datatype::<T>(ds.datatype()).map_err(|e| e.at(ds.path()))
 }
 
@@ -565,7 +584,8 @@ impl Reader {
     }
 
     /// The placeholder attribute of a dataset, validated (scalar, datatype), or `None`.
-    pub fn placeholder_attribute(&self, ds: &Dataset) -> Result<Option<Attribute>> {
+    pub fn placeholder_attribute(&self, ds: &impl AsDataset) -> Result<Option<Attribute>> {
+        let ds = &*ds.low()?;
         self.placeholder_attribute_impl(ds)
             .map_err(|e| e.at(ds.path()))
     }
@@ -603,7 +623,8 @@ impl Reader {
 
     /// Check the datatype rules for `T` (unless narrowing is allowed, then only the class),
     /// read every value, and mark the missing ones.
-    pub fn read<T: Value>(&self, ds: &Dataset) -> Result<Masked<T>> {
+    pub fn read<T: Value>(&self, ds: &impl AsDataset) -> Result<Masked<T>> {
+        let ds = &*ds.low()?;
         self.read_impl(ds).map_err(|e| e.at(ds.path()))
     }
 
@@ -682,12 +703,12 @@ impl Reader {
 }
 
 /// Read a dataset as `T` under the policy with the default [`Reader`].
-pub fn read<T: Value>(ds: &Dataset) -> Result<Masked<T>> {
+pub fn read<T: Value>(ds: &impl AsDataset) -> Result<Masked<T>> {
     Reader::new().read(ds)
 }
 
 /// Read a dataset as `T` under the policy with the default [`Reader`], `None` where missing.
-pub fn read_options<T: Value>(ds: &Dataset) -> Result<Vec<Option<T>>> {
+pub fn read_options<T: Value>(ds: &impl AsDataset) -> Result<Vec<Option<T>>> {
     Ok(read(ds)?.into_options())
 }
 
@@ -841,7 +862,7 @@ pub fn write<T: Placeholder + crate::H5Type>(
     Ok(ds)
 }
 
-/// [`write`] for strings: a dataset of variable-length UTF-8 strings, missing values replaced
+/// [`write()`] for strings: a dataset of variable-length UTF-8 strings, missing values replaced
 /// by a placeholder string absent from the data (`"NA"`, `"NA_1"`, ...), stored as a scalar
 /// variable-length string attribute.
 pub fn write_strings(

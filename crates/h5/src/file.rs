@@ -1,25 +1,68 @@
-//! [`File`]: the one entry point for reading, creating and modifying files.
+//! [`File`]: one handle for every mode (read only, read and write, create, append).
+//!
+//! A writable file holds the writer's in-memory model of its metadata; reads go through a
+//! reader over the file on disk. Before a read that follows a change, the writer flushes (the
+//! same crash-safe flush as [`File::flush`]) and the reader is opened again, so what was
+//! written is readable at once through the same handles.
 
-use std::ops::Deref;
-use std::path::Path;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
-use crate::write::{FileFormat, WritableFile, WriteResult};
+use h5_io::write::{FileFormat, FileWriter, ObjId};
 
-/// An HDF5 file.
-///
-/// [`File::open`] opens a file for reading; every reading method of [`h5_io::File`] (groups,
-/// datasets, attributes, links, references) is available on it through `Deref`.
-/// [`File::create`], [`File::create_with`] and [`File::open_rw`] give a [`WritableFile`], the
-/// writer's handle.
+use crate::attribute::{AttrBuilder, Attribute};
+use crate::dataset::{Dataset, DatasetBuilder, DatasetBuilderUntyped};
+use crate::error::{Error, ErrorKind, Result};
+use crate::group::{CommittedType, Group, Link, LinkStorage, Node};
+use crate::object::{Obj, ObjectKind};
+use h5_io::selection::Selection;
+use h5_io::write::{CreationOrder, GroupOptions};
+use h5_types::h5type::{ObjectRef, RegionRef};
+use h5_types::{Datatype, H5Type};
+
+pub use h5_io::file::OpenOptions;
+
+/// How a file was opened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// Read only ([`File::open`]).
+    Read,
+    /// Read and write ([`File::open_rw`], [`File::create`], [`File::create_new`],
+    /// [`File::append`]).
+    ReadWrite,
+}
+
+#[derive(Debug)]
+struct ReadState {
+    /// Bumped each time the reader is opened again.
+    generation: u64,
+    reader: Option<h5_io::File>,
+    /// A change was made since the reader was opened.
+    dirty: bool,
+}
+
+#[derive(Debug)]
+pub(crate) struct Shared {
+    path: Option<PathBuf>,
+    /// The root group's header address.
+    root: u64,
+    options: OpenOptions,
+    /// `None` for a read-only file; the inner `None` once closed.
+    writer: Option<Mutex<Option<FileWriter>>>,
+    state: RwLock<ReadState>,
+}
+
+/// An HDF5 file. Cheap to clone (the clones share the file); `Send + Sync`.
 ///
 /// ```
 /// # let dir = std::env::temp_dir().join(format!("h5-file-doc-{}", std::process::id()));
 /// # std::fs::create_dir_all(&dir).unwrap();
 /// # let path = dir.join("doc.h5");
-/// let w = h5::File::create(&path)?;
-/// w.new_dataset::<i32>().shape(&[3]).create("x")?.write(&[1, 2, 3])?;
-/// w.close()?;
+/// let f = h5::File::create(&path)?;
+/// let x = f.new_dataset::<i32>().shape(&[3]).create("x")?;
+/// x.write(&[1, 2, 3])?;
+/// assert_eq!(x.read::<i32>()?, [1, 2, 3]); // readable at once, before any flush
+/// f.close()?;
 ///
 /// let rw = h5::File::open_rw(&path)?;
 /// rw.new_attr::<f64>().create("scale")?.write(&[0.5])?;
@@ -28,79 +71,441 @@ use crate::write::{FileFormat, WritableFile, WriteResult};
 /// let f = h5::File::open(&path)?;
 /// assert_eq!(f.dataset("x")?.read::<i32>()?, [1, 2, 3]);
 /// assert_eq!(f.attr("scale")?.read_scalar::<f64>()?, 0.5);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// assert_eq!(f.new_attr::<i8>().create("no").unwrap_err().kind(), h5::ErrorKind::ReadOnly);
+/// # Ok::<(), h5::Error>(())
 /// ```
 #[derive(Clone, Debug)]
-pub struct File(h5_io::File);
+pub struct File {
+    pub(crate) shared: Arc<Shared>,
+}
+
+fn at_path(path: &Path) -> impl Fn(Error) -> Error + '_ {
+    move |e| e.at(path.display().to_string())
+}
 
 impl File {
     /// Open the file at `path` for reading, with default options.
-    pub fn open(path: impl AsRef<Path>) -> crate::read::Result<File> {
-        h5_io::File::open(path).map(File)
+    pub fn open(path: impl AsRef<Path>) -> Result<File> {
+        Self::open_with(path, OpenOptions::default())
     }
 
-    /// Open the file at `path` for reading.
-    pub fn open_with(
-        path: impl AsRef<Path>,
-        options: crate::read::OpenOptions,
-    ) -> crate::read::Result<File> {
-        h5_io::File::open_with(path, options).map(File)
+    /// Open the file at `path` for reading, with `options` (external links, checksums,
+    /// virtual dataset options). The family and multi/split drivers are recognised.
+    pub fn open_with(path: impl AsRef<Path>, options: OpenOptions) -> Result<File> {
+        let path = path.as_ref();
+        let reader = h5_io::File::open_with(path, options.clone()).map_err(Error::from)?;
+        Ok(Self::read_only(reader, Some(path.to_path_buf()), options))
     }
 
     /// A file held in memory, for reading.
-    pub fn from_bytes(bytes: impl Into<Arc<[u8]>>) -> crate::read::Result<File> {
-        h5_io::File::from_bytes(bytes).map(File)
+    pub fn from_bytes(bytes: impl Into<Arc<[u8]>>) -> Result<File> {
+        let reader = h5_io::File::from_bytes(bytes)?;
+        Ok(Self::read_only(reader, None, OpenOptions::default()))
     }
 
-    /// Create (or truncate) a file in the widest-compatible format
-    /// ([`FileFormat::Compatible`]) and return the writer's handle.
-    pub fn create(path: impl AsRef<Path>) -> WriteResult<WritableFile> {
-        WritableFile::create(path)
+    /// Revision `revision` of a file written with HDF5 2.x's onion driver, for reading (see
+    /// `h5_io::File::open_onion`).
+    pub fn open_onion(path: impl AsRef<Path>, revision: u64, options: OpenOptions) -> Result<File> {
+        let path = path.as_ref();
+        let reader = h5_io::File::open_onion(path, revision, options.clone())?;
+        Ok(Self::read_only(reader, Some(path.to_path_buf()), options))
+    }
+
+    /// A read-only file over a reader of the low-level layer.
+    pub fn from_reader(reader: h5_io::File) -> File {
+        let path = reader.path().map(Path::to_path_buf);
+        let options = reader.options().clone();
+        Self::read_only(reader, path, options)
+    }
+
+    fn read_only(reader: h5_io::File, path: Option<PathBuf>, options: OpenOptions) -> File {
+        File {
+            shared: Arc::new(Shared {
+                path,
+                root: reader.root_address().0,
+                options,
+                writer: None,
+                state: RwLock::new(ReadState {
+                    generation: 0,
+                    reader: Some(reader),
+                    dirty: false,
+                }),
+            }),
+        }
+    }
+
+    fn writable(w: FileWriter, options: OpenOptions) -> Result<File> {
+        let root = w.address(w.root())?;
+        Ok(File {
+            shared: Arc::new(Shared {
+                path: Some(w.path().to_path_buf()),
+                root,
+                options,
+                writer: Some(Mutex::new(Some(w))),
+                state: RwLock::new(ReadState {
+                    generation: 0,
+                    reader: None,
+                    dirty: true,
+                }),
+            }),
+        })
+    }
+
+    /// Create a file in the widest-compatible format ([`FileFormat::Compatible`]),
+    /// truncating it if it exists (h5py's `w`).
+    pub fn create(path: impl AsRef<Path>) -> Result<File> {
+        Self::create_with(path, FileFormat::Compatible)
     }
 
     /// Create (or truncate) a file in the given format.
-    pub fn create_with(path: impl AsRef<Path>, format: FileFormat) -> WriteResult<WritableFile> {
-        WritableFile::create_with(path, format)
+    pub fn create_with(path: impl AsRef<Path>, format: FileFormat) -> Result<File> {
+        let path = path.as_ref();
+        let w = FileWriter::create(path, format)
+            .map_err(Error::from)
+            .map_err(at_path(path))?;
+        Self::writable(w, OpenOptions::default())
     }
 
-    /// Open an existing file for writing, whatever format it uses. See
-    /// [`WritableFile::open_rw`] for how.
-    pub fn open_rw(path: impl AsRef<Path>) -> WriteResult<WritableFile> {
-        WritableFile::open_rw(path)
+    /// Create a file, failing with [`ErrorKind::AlreadyExists`] if one exists (h5py's `w-`).
+    pub fn create_new(path: impl AsRef<Path>) -> Result<File> {
+        Self::create_new_with(path, FileFormat::Compatible)
     }
 
-    /// The reader's file.
-    pub fn inner(&self) -> &h5_io::File {
-        &self.0
+    /// [`File::create_new`] in the given format.
+    pub fn create_new_with(path: impl AsRef<Path>, format: FileFormat) -> Result<File> {
+        let path = path.as_ref();
+        // Reserve the name atomically, then let the writer truncate what it just made.
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)
+        {
+            Ok(_) => Self::create_with(path, format),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(Error::new(
+                ErrorKind::AlreadyExists,
+                format!("{} exists", path.display()),
+            )),
+            Err(e) => Err(Error::from(e).at(path.display().to_string())),
+        }
     }
 
-    /// The reader's file, by value.
-    pub fn into_inner(self) -> h5_io::File {
-        self.0
+    /// Open an existing file for reading and writing (h5py's `r+`), whatever format it
+    /// uses. The file is modified where it is: objects keep their addresses, only what
+    /// changes is written, the user block is kept (see `h5_io::write::FileWriter::open_rw`
+    /// for what is refused and when a file is rewritten whole).
+    pub fn open_rw(path: impl AsRef<Path>) -> Result<File> {
+        let path = path.as_ref();
+        let w = FileWriter::open_rw(path)
+            .map_err(Error::from)
+            .map_err(at_path(path))?;
+        let f = Self::writable(w, OpenOptions::default())?;
+        // Nothing changed yet: the reader can read the file as it is.
+        f.shared.state.write().map_err(poisoned)?.dirty = false;
+        Ok(f)
+    }
+
+    /// Open a file for reading and writing, creating it (compatible format) if it does not
+    /// exist (h5py's `a`).
+    pub fn append(path: impl AsRef<Path>) -> Result<File> {
+        let path = path.as_ref();
+        if path.exists() {
+            Self::open_rw(path)
+        } else {
+            Self::create(path)
+        }
+    }
+
+    /// How the file was opened.
+    pub fn mode(&self) -> Mode {
+        match self.shared.writer {
+            Some(_) => Mode::ReadWrite,
+            None => Mode::Read,
+        }
+    }
+
+    /// Whether the file can be written.
+    pub fn is_writable(&self) -> bool {
+        self.mode() == Mode::ReadWrite
+    }
+
+    /// The file's path (`None` for a file in memory).
+    pub fn path(&self) -> Option<&Path> {
+        self.shared.path.as_deref()
+    }
+
+    /// The root group.
+    pub fn root(&self) -> Result<Group> {
+        Ok(self.root_group())
+    }
+
+    fn root_group(&self) -> Group {
+        Group::at_root(self, self.shared.root)
+    }
+
+    /// Write everything changed so far: the file on disk is then complete. Nothing to do
+    /// for a read-only file.
+    pub fn flush(&self) -> Result<()> {
+        let Some(w) = &self.shared.writer else {
+            return Ok(());
+        };
+        let mut g = w.lock().map_err(poisoned)?;
+        let w = g
+            .as_mut()
+            .ok_or_else(|| Error::new(ErrorKind::Closed, "the file was closed"))?;
+        w.flush()?;
+        Ok(())
+    }
+
+    /// Flush and close the file, reporting any error. Other handles of it fail with
+    /// [`ErrorKind::Closed`] afterwards. (Dropping the last handle flushes too, printing
+    /// any error to standard error.)
+    pub fn close(self) -> Result<()> {
+        let r = match &self.shared.writer {
+            Some(w) => {
+                let mut g = w.lock().map_err(poisoned)?;
+                match g.take() {
+                    Some(mut w) => w.shutdown().map_err(Error::from),
+                    None => Ok(()),
+                }
+            }
+            None => Ok(()),
+        };
+        let mut st = self.shared.state.write().map_err(poisoned)?;
+        st.reader = None;
+        st.dirty = false;
+        st.generation += 1;
+        r
+    }
+
+    /// The reader of the file as it is now (flushing the writer's changes first), and its
+    /// generation: handles compare it to know whether what they decoded is still current.
+    pub(crate) fn snapshot(&self) -> Result<(u64, h5_io::File)> {
+        {
+            let st = self.shared.state.read().map_err(poisoned)?;
+            if !st.dirty {
+                match &st.reader {
+                    Some(r) => return Ok((st.generation, r.clone())),
+                    // Not opened yet (a file opened for writing), unless closed.
+                    None if self.shared.writer.is_some() => {}
+                    None => return Err(closed()),
+                }
+            }
+        }
+        // Writer lock first, then the state (the order every writing path takes).
+        let Some(w) = &self.shared.writer else {
+            return Err(closed());
+        };
+        let mut wg = w.lock().map_err(poisoned)?;
+        let mut st = self.shared.state.write().map_err(poisoned)?;
+        if st.dirty || st.reader.is_none() {
+            let w = wg.as_mut().ok_or_else(closed)?;
+            if st.dirty {
+                w.flush()?;
+            }
+            let path = self.shared.path.as_deref().ok_or_else(closed)?;
+            st.reader = Some(
+                h5_io::File::open_with(path, self.shared.options.clone())
+                    .map_err(Error::from)
+                    .map_err(at_path(path))?,
+            );
+            st.generation += 1;
+            st.dirty = false;
+        }
+        match &st.reader {
+            Some(r) => Ok((st.generation, r.clone())),
+            None => Err(closed()),
+        }
+    }
+
+    /// The current reader: the low-level layer's file (flushed first when changed).
+    pub(crate) fn reader(&self) -> Result<h5_io::File> {
+        Ok(self.snapshot()?.1)
+    }
+
+    /// Run `f` on the writer; an error of kind [`ErrorKind::ReadOnly`] for a read-only file.
+    pub(crate) fn write<R>(
+        &self,
+        f: impl FnOnce(&mut FileWriter) -> h5_io::write::Result<R>,
+    ) -> Result<R> {
+        let mut g = self.lock_writer()?;
+        let w = g.as_mut().ok_or_else(closed)?;
+        let r = f(w);
+        // Even a failed change may have changed the model.
+        self.shared.state.write().map_err(poisoned)?.dirty = true;
+        Ok(r?)
+    }
+
+    /// Run `f` on the writer without changing anything (queries of its model).
+    pub(crate) fn query<R>(
+        &self,
+        f: impl FnOnce(&FileWriter) -> h5_io::write::Result<R>,
+    ) -> Result<R> {
+        let g = self.lock_writer()?;
+        let w = g.as_ref().ok_or_else(closed)?;
+        Ok(f(w)?)
+    }
+
+    fn lock_writer(&self) -> Result<MutexGuard<'_, Option<FileWriter>>> {
+        match &self.shared.writer {
+            Some(w) => w.lock().map_err(poisoned),
+            None => Err(Error::new(
+                ErrorKind::ReadOnly,
+                match &self.shared.path {
+                    Some(p) => format!("{} was opened read-only", p.display()),
+                    None => "the file was opened read-only".to_owned(),
+                },
+            )),
+        }
+    }
+
+    /// The writer's id of the object whose header is at `addr` (a writable file's own
+    /// objects).
+    pub(crate) fn writer_id(&self, addr: u64) -> Result<ObjId> {
+        let g = self.lock_writer()?;
+        let w = g.as_ref().ok_or_else(closed)?;
+        w.object_at(addr).ok_or_else(|| {
+            Error::new(
+                ErrorKind::NotFound,
+                format!("no object of this file at {addr:#x}"),
+            )
+        })
+    }
+
+    /// Whether two handles are of the same open file.
+    pub fn same_file(&self, other: &File) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+
+    /// The low-level reader of the file as it is now (flushed first when changed).
+    pub fn inner(&self) -> Result<h5_io::File> {
+        self.reader()
+    }
+
+    /// Run `f` on the low-level writer of a writable file (an error of kind
+    /// [`ErrorKind::ReadOnly`] otherwise).
+    pub fn with_writer<R>(
+        &self,
+        f: impl FnOnce(&mut FileWriter) -> h5_io::write::Result<R>,
+    ) -> Result<R> {
+        self.write(f)
     }
 }
 
-impl Deref for File {
-    type Target = h5_io::File;
-    fn deref(&self) -> &h5_io::File {
-        &self.0
-    }
+#[cold]
+fn closed() -> Error {
+    Error::new(ErrorKind::Closed, "the file was closed")
 }
 
-impl AsRef<h5_io::File> for File {
-    fn as_ref(&self) -> &h5_io::File {
-        &self.0
-    }
+#[cold]
+pub(crate) fn poisoned<T>(_: T) -> Error {
+    Error::new(
+        ErrorKind::Closed,
+        "the file's state was left inconsistent by a panic in another thread",
+    )
 }
 
-impl From<h5_io::File> for File {
-    fn from(f: h5_io::File) -> File {
-        File(f)
-    }
+/// The root group's methods, on the file (as h5py's `File` is its root group).
+macro_rules! root_methods {
+    ($(
+        $(#[$m:meta])*
+        fn $name:ident $(<$g:ident: $b:path>)? (&self $(, $a:ident: $t:ty)*) -> $r:ty;
+    )*) => {
+        impl File {
+            $(
+                $(#[$m])*
+                pub fn $name $(<$g: $b>)? (&self $(, $a: $t)*) -> $r {
+                    self.root_group().$name($($a),*)
+                }
+            )*
+        }
+    };
 }
 
-impl From<File> for h5_io::File {
-    fn from(f: File) -> h5_io::File {
-        f.0
+root_methods! {
+    /// The object at `path`, whatever its kind ([`Group::node`]).
+    fn node(&self, path: &str) -> Result<Node>;
+    /// The group at `path` ([`Group::group`]).
+    fn group(&self, path: &str) -> Result<Group>;
+    /// The dataset at `path` ([`Group::dataset`]).
+    fn dataset(&self, path: &str) -> Result<Dataset>;
+    /// The committed datatype at `path` ([`Group::datatype`]).
+    fn datatype(&self, path: &str) -> Result<CommittedType>;
+    /// Whether a link at `path` exists ([`Group::exists`]).
+    fn exists(&self, path: &str) -> Result<bool>;
+    /// How the root group stores its links.
+    fn storage(&self) -> Result<LinkStorage>;
+    /// The root group's links, in name order.
+    fn links(&self) -> Result<Vec<Link>>;
+    /// The root group's links, in creation order.
+    fn links_by_creation_order(&self) -> Result<Vec<Link>>;
+    /// The root group's link `name`.
+    fn link(&self, name: &str) -> Result<Link>;
+    /// The names of the root group's links, in name order.
+    fn member_names(&self) -> Result<Vec<String>>;
+    /// The names of the root group's links, in creation order.
+    fn member_names_by_creation_order(&self) -> Result<Vec<String>>;
+    /// The groups linked from the root group.
+    fn groups(&self) -> Result<Vec<Group>>;
+    /// The datasets linked from the root group.
+    fn datasets(&self) -> Result<Vec<Dataset>>;
+    /// The root group's attribute `name`.
+    fn attr(&self, name: &str) -> Result<Attribute>;
+    /// The root group's attributes, in name order.
+    fn attrs(&self) -> Result<Vec<Attribute>>;
+    /// The root group's attributes, in creation order.
+    fn attrs_by_creation_order(&self) -> Result<Vec<Attribute>>;
+    /// The root group's attribute names, in name order.
+    fn attr_names(&self) -> Result<Vec<String>>;
+    /// Whether the root group has an attribute `name`.
+    fn has_attr(&self, name: &str) -> Result<bool>;
+    /// Create a group (with missing intermediate groups) ([`Group::create_group`]).
+    fn create_group(&self, path: &str) -> Result<Group>;
+    /// Create a group with options ([`Group::create_group_with`]).
+    fn create_group_with(&self, path: &str, options: GroupOptions) -> Result<Group>;
+    /// Track the creation order of the root group's links (right after creating the file).
+    fn set_link_order(&self, order: CreationOrder) -> Result<()>;
+    /// Track the creation order of the root group's attributes.
+    fn set_attr_order(&self, order: CreationOrder) -> Result<()>;
+    /// Start building a dataset of `T` ([`Group::new_dataset`]).
+    fn new_dataset<T: H5Type>(&self) -> DatasetBuilder<T>;
+    /// Start building a dataset from its data ([`Group::new_dataset_builder`]).
+    fn new_dataset_builder(&self) -> DatasetBuilderUntyped;
+    /// Commit a datatype at `path` ([`Group::commit_datatype`]).
+    fn commit_datatype(&self, path: &str, datatype: &Datatype) -> Result<CommittedType>;
+    /// A soft link at `path` to `target`.
+    fn link_soft(&self, target: &str, path: &str) -> Result<()>;
+    /// An external link at `path` to `object` in `file`.
+    fn link_external(&self, file: &str, object: &str, path: &str) -> Result<()>;
+    /// A hard link at `path` to the object at `target`.
+    fn link_hard(&self, target: &str, path: &str) -> Result<()>;
+    /// Start building an attribute of `T` on the root group.
+    fn new_attr<T: H5Type>(&self) -> AttrBuilder<T>;
+}
+
+impl File {
+    /// Every object reachable by hard links from the root, each once, depth first in name
+    /// order: its path, header address and kind.
+    pub fn walk(&self) -> Result<Vec<(String, h5_format::Addr, ObjectKind)>> {
+        Ok(self.reader()?.walk()?)
+    }
+
+    /// The object an object reference points at.
+    pub fn deref_object(&self, r: ObjectRef) -> Result<Node> {
+        let reader = self.reader()?;
+        let n = reader.deref_object(r)?;
+        let (loc, kind) = match &n {
+            h5_io::Node::Group(g) => (g.location().clone(), ObjectKind::Group),
+            h5_io::Node::Dataset(d) => (d.location().clone(), ObjectKind::Dataset),
+            h5_io::Node::Datatype(t) => (t.location().clone(), ObjectKind::Datatype),
+        };
+        Node::of(Obj::from_location(self, &reader, &loc), kind)
+    }
+
+    /// The dataset and selection a region reference points at.
+    pub fn deref_region(&self, r: &RegionRef) -> Result<(Dataset, Selection)> {
+        let reader = self.reader()?;
+        let (d, sel) = reader.deref_region(r)?;
+        let obj = Obj::from_location(self, &reader, d.location());
+        Ok((Dataset::from_obj(obj)?, sel))
     }
 }

@@ -184,7 +184,12 @@ fn floats_as_f64_with_placeholders_and_nan_payloads() {
         .collect();
     // Five NaNs, five payloads (quiet, signalling, negative), and the placeholder's differs.
     assert_eq!(payloads.len(), 5, "{payloads:x?}");
-    let pl = ds.attr("missing-value-placeholder").unwrap().read_raw().0;
+    let pl = ds
+        .attr("missing-value-placeholder")
+        .unwrap()
+        .read_raw()
+        .unwrap()
+        .0;
     assert!(!payloads.contains(&u64::from_le_bytes(pl[..8].try_into().unwrap())));
     let m = bioc::read::<f64>(&ds).unwrap();
     assert_eq!(m.missing_count(), 5);
@@ -526,10 +531,10 @@ fn written_here_with_placeholders() {
     let complete = [Some(1u8), Some(2)];
     {
         let f = h5::WritableFile::create(&path).unwrap();
-        bioc::write(&f, "ints", &ints).unwrap();
-        bioc::write(&f, "floats", &floats).unwrap();
-        bioc::write_strings(&f, "strs", &strs).unwrap();
-        bioc::write(&f, "complete", &complete).unwrap();
+        bioc::write(&f.root().unwrap(), "ints", &ints).unwrap();
+        bioc::write(&f.root().unwrap(), "floats", &floats).unwrap();
+        bioc::write_strings(&f.root().unwrap(), "strs", &strs).unwrap();
+        bioc::write(&f.root().unwrap(), "complete", &complete).unwrap();
         f.close().unwrap();
     }
     let f = h5::File::open(&path).unwrap();

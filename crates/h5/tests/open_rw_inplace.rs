@@ -183,7 +183,7 @@ const CHANGED: &[&str] = &[
 
 fn modify(path: &Path) {
     let f = h5::File::open_rw(path).unwrap();
-    f.attr::<i32>("n").unwrap().write(&[4]).unwrap();
+    f.attr("n").unwrap().write(&[4]).unwrap();
     let g = f.group("g").unwrap();
     g.dataset("contig")
         .unwrap()
@@ -210,6 +210,7 @@ fn modify(path: &Path) {
     b2.write_slab(&[4, 0], &[1, 4], &[90i32, 91, 92, 93])
         .unwrap();
     f.new_dataset::<i32>()
+        .scalar()
         .create("many/d10")
         .unwrap()
         .write(&[10])
@@ -223,7 +224,7 @@ fn modify(path: &Path) {
         .unwrap();
     f.dataset("attrs")
         .unwrap()
-        .attr::<i32>("a05")
+        .attr("a05")
         .unwrap()
         .write(&[5])
         .unwrap();

@@ -102,7 +102,7 @@ fn reads_convert_in_every_direction_with_fill_values() {
     let v: Vec<f32> = f
         .dataset("i16")
         .unwrap()
-        .read_slice(&[4990], Some(&[3]), &[10], None)
+        .read_hyperslab(&[4990], Some(&[3]), &[10], None)
         .unwrap();
     let want: Vec<f32> = (0..10).map(|k| f32::from(want_i16(4990 + 3 * k))).collect();
     assert_eq!(v, want);

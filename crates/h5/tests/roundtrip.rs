@@ -302,7 +302,7 @@ fn copies_in_slabs() {
             max_read,
         };
         let r = h5::File::open(&src).unwrap();
-        copy_file(r.inner(), &mut w, &opts).unwrap();
+        copy_file(&r.inner().unwrap(), &mut w, &opts).unwrap();
         w.close().unwrap();
         let o = h5::File::open(&dst).unwrap();
         assert_eq!(o.dataset("grid").unwrap().read::<i32>().unwrap(), grid);

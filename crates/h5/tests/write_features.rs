@@ -111,7 +111,7 @@ fn resize_and_append_unlimited() {
         // Shrink to 3 rows, then grow to 6: the rows beyond 3 come back as fill values.
         d.resize(&[3, 3]).unwrap();
         d.resize(&[6, 3]).unwrap();
-        assert_eq!(d.shape().unwrap(), vec![6, 3]);
+        assert_eq!(d.shape(), vec![6, 3]);
         f.close().unwrap();
         let script = "d = f['table']\nprint(d.shape, d.maxshape, d.chunks)\nprint(d[()].tolist())";
         if let Some(out) = py(&p, script) {
@@ -352,6 +352,7 @@ fn scalar_null_and_compact_datasets_and_alloc_times() {
         let p = tmp("spaces", format);
         let f = h5::File::create_with(&p, format).unwrap();
         f.new_dataset::<f32>()
+            .scalar()
             .create("scalar")
             .unwrap()
             .write(&[2.5f32])
@@ -496,12 +497,9 @@ fn many_attributes_dense_or_in_continuation_chunks() {
                 .unwrap();
         }
         // Rewritten through a reopened handle, converted from u8 (a short buffer is refused).
-        d.attr::<u8>("attr03").unwrap().write(&[1, 2]).unwrap_err();
-        d.attr::<u8>("attr03")
-            .unwrap()
-            .write(&[30, 31, 32])
-            .unwrap();
-        assert!(d.attr::<u8>("missing").is_err());
+        d.attr("attr03").unwrap().write(&[1, 2]).unwrap_err();
+        d.attr("attr03").unwrap().write(&[30, 31, 32]).unwrap();
+        assert!(d.attr("missing").is_err());
         assert_eq!(d.attr_names().unwrap().len(), 30);
         // A bigger one (4000 bytes).
         d.new_attr::<u64>()

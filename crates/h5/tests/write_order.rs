@@ -123,7 +123,8 @@ fn creation_order_matches_h5py_track_order() {
                 .map(|a| a.name().to_owned())
                 .collect();
             assert_eq!(got, scrambled("a", attrs), "{format:?}");
-            let obj = g.object();
+            let gi = g.inner().unwrap();
+            let obj = gi.object();
             assert_eq!(
                 h5::io::write::GroupOptions::of_source(obj),
                 GroupOptions::track_order()
@@ -517,7 +518,7 @@ fn link_order_alone_keeps_a_version_1_header_in_the_compatible_format() {
         f.close().unwrap();
         let r = h5::File::open(&p).unwrap();
         let rg = r.group("/g").unwrap();
-        assert_eq!(rg.object().header.version(), 1);
+        assert_eq!(rg.inner().unwrap().object().header.version(), 1);
         let names: Vec<String> = rg
             .links_by_creation_order()
             .unwrap()
@@ -525,7 +526,7 @@ fn link_order_alone_keeps_a_version_1_header_in_the_compatible_format() {
             .map(|l| l.name)
             .collect();
         assert_eq!(names, scrambled("n", n));
-        let opts = h5::io::write::GroupOptions::of_source(rg.object());
+        let opts = h5::io::write::GroupOptions::of_source(rg.inner().unwrap().object());
         assert_eq!(opts.link_order, CreationOrder::Indexed);
         assert_eq!(opts.attr_order, CreationOrder::Untracked);
         if let Some(out) = py(&p, "print(list(f['g'].keys()), list(f['g'].attrs))") {
@@ -551,10 +552,15 @@ fn link_heap(p: &Path, path: &str) -> h5::format::heap::fractal::FractalHeapHead
     use h5::format::message::{Message, MessageType};
     let r = h5::File::open(p).unwrap();
     let g = r.group(path).unwrap();
-    let Ok(Some(Message::LinkInfo(li))) = g.object().message(MessageType::LINK_INFO) else {
+    let gi = g.inner().unwrap();
+    let Ok(Some(Message::LinkInfo(li))) = gi.object().message(MessageType::LINK_INFO) else {
         panic!("no link info in {path}");
     };
-    let h = r.inner().fractal_heap(li.fractal_heap_address).unwrap();
+    let h = r
+        .inner()
+        .unwrap()
+        .fractal_heap(li.fractal_heap_address)
+        .unwrap();
     (*h).clone()
 }
 
@@ -563,11 +569,16 @@ fn attr_heap(p: &Path, path: &str) -> h5::format::heap::fractal::FractalHeapHead
     use h5::format::message::{Message, MessageType};
     let r = h5::File::open(p).unwrap();
     let g = r.group(path).unwrap();
-    let Ok(Some(Message::AttributeInfo(ai))) = g.object().message(MessageType::ATTRIBUTE_INFO)
+    let gi = g.inner().unwrap();
+    let Ok(Some(Message::AttributeInfo(ai))) = gi.object().message(MessageType::ATTRIBUTE_INFO)
     else {
         panic!("no attribute info in {path}");
     };
-    let h = r.inner().fractal_heap(ai.fractal_heap_address).unwrap();
+    let h = r
+        .inner()
+        .unwrap()
+        .fractal_heap(ai.fractal_heap_address)
+        .unwrap();
     (*h).clone()
 }
 

@@ -988,6 +988,19 @@ impl FileWriter {
         Ok(&self.dataset(ds)?.datatype)
     }
 
+    /// The chunk dimensions of a chunked dataset.
+    pub fn dataset_chunk_dims(&self, ds: ObjId) -> Result<Option<Vec<u64>>> {
+        Ok(match &self.dataset(ds)?.storage {
+            Storage::Chunked { dims, .. } => Some(dims.clone()),
+            _ => None,
+        })
+    }
+
+    /// The filter pipeline of a dataset.
+    pub fn dataset_filters(&self, ds: ObjId) -> Result<&[Filter]> {
+        Ok(&self.dataset(ds)?.filters)
+    }
+
     /// Write the elements of `selection` (all when `None`) from a memory image of type
     /// `mem` holding them in the selection's order. Compound members the memory type lacks
     /// keep their values in the file. Nothing changes when an error is returned, except

@@ -1,0 +1,3 @@
+//! Guides.
+
+pub mod from_h5py;
