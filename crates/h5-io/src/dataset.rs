@@ -80,8 +80,8 @@ pub fn io_filters(p: &FilterPipeline) -> Vec<Filter> {
         .collect()
 }
 
-/// When a dataset's storage is allocated (`H5D_alloc_time_t`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// When a dataset's storage is allocated (`H5D_alloc_time_t`, `H5Pset_alloc_time`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum AllocTime {
     /// When the dataset is created.
     Early,
@@ -89,18 +89,21 @@ pub enum AllocTime {
     Late,
     /// Chunk by chunk, as written.
     Incremental,
-    /// Not stated (old fill value message): the layout's default.
+    /// The layout's default: early for compact storage, late for contiguous, incremental
+    /// for chunked (also what an old fill value message, which does not say, means).
+    #[default]
     Default,
 }
 
-/// When the fill value is written (`H5D_fill_time_t`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// When the fill value is written (`H5D_fill_time_t`, `H5Pset_fill_time`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum FillTime {
     /// When storage is allocated.
     OnAlloc,
     /// Never: unwritten elements are undefined (read here as zeros).
     Never,
     /// When storage is allocated, if the user set a fill value.
+    #[default]
     IfSet,
 }
 

@@ -110,6 +110,8 @@ struct Inner {
     kind: ErrorKind,
     path: Option<String>,
     message: String,
+    /// The lower layer's error this one wraps (its text is also the message).
+    source: Option<std::sync::Arc<dyn std::error::Error + Send + Sync + 'static>>,
 }
 
 /// An error of the writer: a kind, the object path it concerns (when known) and a message.
@@ -127,7 +129,31 @@ impl Error {
             kind,
             path: None,
             message: message.into(),
+            source: None,
         }))
+    }
+
+    /// A new error with a message, caused by `source`.
+    #[cold]
+    pub fn with_source(
+        kind: ErrorKind,
+        message: impl Into<String>,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        let mut e = Error::new(kind, message);
+        e.0.source = Some(std::sync::Arc::new(source));
+        e
+    }
+
+    /// A new error caused by `source` (whose text is the message).
+    #[cold]
+    pub fn caused_by(
+        kind: ErrorKind,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        let mut e = Error::new(kind, source.to_string());
+        e.0.source = Some(std::sync::Arc::new(source));
+        e
     }
 
     /// The same error, naming the object path it concerns (kept if already set).
@@ -165,17 +191,24 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0
+            .source
+            .as_deref()
+            .map(|s| s as &(dyn std::error::Error + 'static))
+    }
+}
 
 impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Self {
-        Error::new(ErrorKind::Io, e.to_string())
+        Error::caused_by(ErrorKind::Io, e)
     }
 }
 
 impl From<h5_format::Error> for Error {
     fn from(e: h5_format::Error) -> Self {
-        Error::new(ErrorKind::Format, e.to_string())
+        Error::caused_by(ErrorKind::Format, e)
     }
 }
 
@@ -186,19 +219,19 @@ impl From<h5_types::Error> for Error {
             h5_types::ErrorKind::NotFound => ErrorKind::NotFound,
             _ => ErrorKind::Conversion,
         };
-        Error::new(kind, e.to_string())
+        Error::caused_by(kind, e)
     }
 }
 
 impl From<crate::filter::Error> for Error {
     fn from(e: crate::filter::Error) -> Self {
-        Error::new(ErrorKind::Filter, e.to_string())
+        Error::caused_by(ErrorKind::Filter, e)
     }
 }
 
 impl From<crate::selection::Error> for Error {
     fn from(e: crate::selection::Error) -> Self {
-        Error::new(ErrorKind::InvalidArgument, e.to_string())
+        Error::caused_by(ErrorKind::InvalidArgument, e)
     }
 }
 

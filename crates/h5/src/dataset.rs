@@ -18,7 +18,7 @@ use crate::object::Obj;
 
 pub use h5_format::message::layout::{ChunkIndex, Layout, LayoutClass};
 pub use h5_io::dataset::FillValue;
-pub use h5_io::write::{AllocTime, FillTime};
+pub use h5_io::dataset::{AllocTime, FillTime};
 
 /// A dataset.
 #[derive(Clone, Debug)]

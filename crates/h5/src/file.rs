@@ -83,6 +83,16 @@ fn at_path(path: &Path) -> impl Fn(Error) -> Error + '_ {
     move |e| e.at(path.display().to_string())
 }
 
+/// A directory is an i/o error, as the operating system says for `open(2)` with write
+/// access (a read-only open of a directory succeeds and fails at the first read).
+fn not_a_directory(path: &Path) -> Result<()> {
+    if path.is_dir() {
+        let e = std::io::Error::new(std::io::ErrorKind::IsADirectory, "is a directory");
+        return Err(Error::from(e).at(path.display().to_string()));
+    }
+    Ok(())
+}
+
 impl File {
     /// Open the file at `path` for reading, with default options.
     pub fn open(path: impl AsRef<Path>) -> Result<File> {
@@ -93,6 +103,7 @@ impl File {
     /// virtual dataset options). The family and multi/split drivers are recognised.
     pub fn open_with(path: impl AsRef<Path>, options: OpenOptions) -> Result<File> {
         let path = path.as_ref();
+        not_a_directory(path)?;
         let reader = h5_io::File::open_with(path, options.clone()).map_err(Error::from)?;
         Ok(Self::read_only(reader, Some(path.to_path_buf()), options))
     }
@@ -160,6 +171,7 @@ impl File {
     /// Create (or truncate) a file in the given format.
     pub fn create_with(path: impl AsRef<Path>, format: FileFormat) -> Result<File> {
         let path = path.as_ref();
+        not_a_directory(path)?;
         let w = FileWriter::create(path, format)
             .map_err(Error::from)
             .map_err(at_path(path))?;
@@ -195,6 +207,7 @@ impl File {
     /// for what is refused and when a file is rewritten whole).
     pub fn open_rw(path: impl AsRef<Path>) -> Result<File> {
         let path = path.as_ref();
+        not_a_directory(path)?;
         let w = FileWriter::open_rw(path)
             .map_err(Error::from)
             .map_err(at_path(path))?;

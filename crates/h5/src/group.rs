@@ -65,14 +65,6 @@ pub struct Group {
     pub(crate) obj: Obj,
 }
 
-fn writer_kind(k: h5_io::write::ObjectKind) -> ObjectKind {
-    match k {
-        h5_io::write::ObjectKind::Group => ObjectKind::Group,
-        h5_io::write::ObjectKind::Dataset => ObjectKind::Dataset,
-        h5_io::write::ObjectKind::Datatype => ObjectKind::Datatype,
-    }
-}
-
 impl Group {
     pub(crate) fn at_root(file: &File, addr: u64) -> Group {
         Group {
@@ -130,7 +122,7 @@ impl Group {
                         path: join(&self.obj.path, path),
                         foreign: None,
                     };
-                    return Ok((obj, writer_kind(kind)));
+                    return Ok((obj, kind));
                 }
                 Err(e) if e.kind() == ErrorKind::NotFound => {
                     return Err(

@@ -21,7 +21,7 @@ use h5_format::{Addr, Cursor};
 use h5_types::convert::VarLenHeap;
 use h5_types::{Datatype, ReferenceKind};
 
-use super::dataset::{AllocTime, DatasetSpec, FillTime, StorageSpec};
+use super::dataset::{AllocTime, DatasetSpec, StorageSpec};
 use super::file::{FileFormat, FileWriter, ObjId};
 use super::group::{CreationOrder, GroupOptions, LinkSpec};
 use super::{bail, Error, ErrorKind, Result};
@@ -112,7 +112,15 @@ struct Copier<'s, 'w> {
 }
 
 fn rerr(e: crate::Error) -> Error {
-    Error::new(ErrorKind::Format, format!("reading the source: {e}"))
+    let kind = match e.kind() {
+        crate::ErrorKind::Io => ErrorKind::Io,
+        crate::ErrorKind::Unsupported => ErrorKind::Unsupported,
+        crate::ErrorKind::NotFound => ErrorKind::NotFound,
+        crate::ErrorKind::LimitExceeded => ErrorKind::LimitExceeded,
+        crate::ErrorKind::Filter => ErrorKind::Filter,
+        _ => ErrorKind::Format,
+    };
+    Error::with_source(kind, format!("reading the source: {e}"), e)
 }
 
 fn join(base: &str, name: &str) -> String {
@@ -402,17 +410,8 @@ impl Copier<'_, '_> {
         } else {
             None
         };
-        spec.alloc_time = match fill.alloc_time {
-            rd::AllocTime::Early => AllocTime::Early,
-            rd::AllocTime::Late => AllocTime::Late,
-            rd::AllocTime::Incremental => AllocTime::Incremental,
-            rd::AllocTime::Default => AllocTime::Default,
-        };
-        spec.fill_time = match fill.fill_time {
-            rd::FillTime::OnAlloc => FillTime::Alloc,
-            rd::FillTime::Never => FillTime::Never,
-            rd::FillTime::IfSet => FillTime::IfSet,
-        };
+        spec.alloc_time = fill.alloc_time;
+        spec.fill_time = fill.fill_time;
         if let Some(hook) = opts.dataset_hook {
             hook(&f.path, &mut spec)?;
         }

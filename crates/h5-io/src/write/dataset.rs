@@ -40,32 +40,7 @@ pub enum StorageSpec {
     Chunked(Vec<u64>),
 }
 
-/// When space for raw data is allocated (`H5Pset_alloc_time`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum AllocTime {
-    /// The storage's default: late for contiguous, incremental for chunked, early for
-    /// compact.
-    #[default]
-    Default,
-    /// At creation.
-    Early,
-    /// At the first write.
-    Late,
-    /// Chunk by chunk, as written.
-    Incremental,
-}
-
-/// When fill values are written into newly allocated space (`H5Pset_fill_time`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum FillTime {
-    /// Only when a fill value was set.
-    #[default]
-    IfSet,
-    /// Always.
-    Alloc,
-    /// Never (the space holds whatever was there: zeros here).
-    Never,
-}
+pub use crate::dataset::{AllocTime, FillTime};
 
 /// Everything a new dataset needs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -225,7 +200,7 @@ impl Dataset {
         };
         out.push((dt, MessageFlags::CONSTANT));
         let fill_time = match self.fill_time {
-            FillTime::Alloc => 0,
+            FillTime::OnAlloc => 0,
             FillTime::Never => 1,
             FillTime::IfSet => 2,
         };
@@ -1536,11 +1511,7 @@ impl Dataset {
                     _ => ALLOC_INCR,
                 },
             },
-            fill_time: match fill.fill_time {
-                crate::dataset::FillTime::OnAlloc => FillTime::Alloc,
-                crate::dataset::FillTime::Never => FillTime::Never,
-                crate::dataset::FillTime::IfSet => FillTime::IfSet,
-            },
+            fill_time: fill.fill_time,
         })
     }
 

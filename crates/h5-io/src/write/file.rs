@@ -40,16 +40,8 @@ pub enum FileFormat {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ObjId(pub(crate) usize);
 
-/// What an object is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ObjectKind {
-    /// A group.
-    Group,
-    /// A dataset.
-    Dataset,
-    /// A committed (named) datatype.
-    Datatype,
-}
+/// What an object is (the writer's objects are never [`ObjectKind::Unknown`]).
+pub use crate::object::ObjectKind;
 
 /// What an object holds besides its attributes.
 #[derive(Debug)]

@@ -78,7 +78,15 @@ fn loaded(ids: &HashMap<u64, ObjId>, addr: Addr) -> Result<ObjId> {
 }
 
 fn rerr(e: crate::Error) -> Error {
-    Error::new(ErrorKind::Format, format!("reading the file: {e}"))
+    let kind = match e.kind() {
+        crate::ErrorKind::Io => ErrorKind::Io,
+        crate::ErrorKind::Unsupported => ErrorKind::Unsupported,
+        crate::ErrorKind::NotFound => ErrorKind::NotFound,
+        crate::ErrorKind::LimitExceeded => ErrorKind::LimitExceeded,
+        crate::ErrorKind::Filter => ErrorKind::Filter,
+        _ => ErrorKind::Format,
+    };
+    Error::with_source(kind, format!("reading the file: {e}"), e)
 }
 
 fn join(base: &str, name: &str) -> String {

@@ -129,7 +129,8 @@ fn read_word(b: &[u8], at: usize) -> Result<usize> {
 fn no_heap() -> Error {
     Error::new(
         ErrorKind::InvalidArgument,
-        "converting variable-length data needs a VarLenHeap in ConversionOptions::heap",
+        "variable-length data cannot be converted here without the values it points to \
+         (read it into a variable-length type)",
     )
 }
 
