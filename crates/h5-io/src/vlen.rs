@@ -247,6 +247,37 @@ pub fn decode_as<T: H5Type>(file: &File, dt: &Datatype, raw: &[u8]) -> Result<Ve
     Ok(decode_slice::<T>(&out, &heap)?)
 }
 
+/// The bytes of each string element of `raw` (elements in file type `dt`, a fixed- or
+/// variable-length string datatype, as stored), each ending at its first NUL or at its full
+/// length, whatever the padding and character set.
+pub fn string_bytes(file: &File, dt: &Datatype, raw: &[u8]) -> Result<Vec<Vec<u8>>> {
+    let s = match dt {
+        Datatype::String(s) => s,
+        other => bail!(Datatype, "the datatype {other} is not a string datatype"),
+    };
+    let until_nul = |b: &[u8]| -> Vec<u8> {
+        let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
+        b[..end].to_vec()
+    };
+    if s.is_variable() {
+        let (mdt, image, heap) = memory_image(file, dt, raw)?;
+        let w = mdt.size();
+        if w == 0 {
+            return Ok(Vec::new());
+        }
+        image
+            .chunks_exact(w)
+            .map(|e| heap.string_of(e).map(until_nul).map_err(Error::from))
+            .collect()
+    } else {
+        let w = dt.size();
+        if w == 0 {
+            return Ok(Vec::new());
+        }
+        Ok(raw.chunks_exact(w).map(until_nul).collect())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -177,13 +177,11 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod attribute;
-pub mod bioc;
 mod dataset;
 mod error;
 mod file;
 mod group;
 pub mod guide;
-pub mod netcdf;
 mod object;
 #[cfg(feature = "ndarray")]
 pub(crate) mod slice;

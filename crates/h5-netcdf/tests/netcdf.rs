@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use h5::netcdf::{ErrorKind, NcFile, NcForm, Numeric};
+use h5_netcdf::{ErrorKind, NcFile, NcForm, Numeric};
 
 fn fixture() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../h5-io/tests/fixtures/h5py/netcdf4.h5")

@@ -33,8 +33,8 @@
 //! holds each row's length, rows being stored one after another.
 //!
 //! ```no_run
-//! use h5::netcdf::{NcFile, NcForm};
-//! # fn main() -> Result<(), h5::netcdf::Error> {
+//! use h5_netcdf::{NcFile, NcForm};
+//! # fn main() -> Result<(), h5_netcdf::Error> {
 //! let nc = NcFile::open("weather.nc")?;
 //! let temp = nc.variable("temp")?; // temp(time, level, lat, lon)
 //! // The second level, every time, latitude and longitude (the guide's section 3.2.2).
@@ -56,6 +56,7 @@ use std::fmt;
 use std::path::Path;
 
 use h5_io::selection::{nc_access, NcMode};
+use h5_io::vlen::string_bytes;
 use h5_io::{Dataset, File, ObjectKind};
 use h5_types::convert::{ConversionOptions, Converter, VarLenHeap};
 use h5_types::h5type::{decode_slice, ObjectRef, VarLenArray};
@@ -95,8 +96,17 @@ pub struct Error {
     kind: ErrorKind,
     path: Option<String>,
     message: String,
-    io: Option<h5_io::Error>,
+    source: Option<Source>,
     positions: Vec<usize>,
+}
+
+/// The error beneath an [`ErrorKind::Io`] error.
+#[derive(Debug)]
+enum Source {
+    /// The low-level reader's.
+    Io(h5_io::Error),
+    /// The facade's (opening the file, reaching its reader).
+    H5(h5::Error),
 }
 
 /// Result with the netCDF [`Error`].
@@ -109,7 +119,7 @@ impl Error {
             kind,
             path: None,
             message: message.into(),
-            io: None,
+            source: None,
             positions: Vec::new(),
         }
     }
@@ -132,9 +142,13 @@ impl Error {
         self.path.as_deref()
     }
 
-    /// The underlying read error, for [`ErrorKind::Io`].
+    /// The underlying read error, for [`ErrorKind::Io`] (an error of the low-level reader;
+    /// an error of the facade is the [`source`](std::error::Error::source)).
     pub fn io(&self) -> Option<&h5_io::Error> {
-        self.io.as_ref()
+        match &self.source {
+            Some(Source::Io(e)) => Some(e),
+            Some(Source::H5(_)) | None => None,
+        }
     }
 
     /// For a range error, the positions (in the values read) of the out-of-range values.
@@ -143,15 +157,27 @@ impl Error {
     }
 }
 
-impl From<h5_io::Error> for Error {
-    fn from(e: h5_io::Error) -> Self {
+impl From<Source> for Error {
+    fn from(source: Source) -> Self {
         Error {
             kind: ErrorKind::Io,
             path: None,
             message: String::new(),
-            io: Some(e),
+            source: Some(source),
             positions: Vec::new(),
         }
+    }
+}
+
+impl From<h5_io::Error> for Error {
+    fn from(e: h5_io::Error) -> Self {
+        Source::Io(e).into()
+    }
+}
+
+impl From<h5::Error> for Error {
+    fn from(e: h5::Error) -> Self {
+        Source::H5(e).into()
     }
 }
 
@@ -169,9 +195,14 @@ impl fmt::Debug for Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some(e) = &self.io {
+        let source = match &self.source {
+            Some(Source::Io(e)) => Some((e.path().is_some(), e as &dyn fmt::Display)),
+            Some(Source::H5(e)) => Some((e.path().is_some(), e as &dyn fmt::Display)),
+            None => None,
+        };
+        if let Some((has_path, e)) = source {
             return match &self.path {
-                Some(p) if e.path().is_none() => write!(f, "{p}: {e}"),
+                Some(p) if !has_path => write!(f, "{p}: {e}"),
                 _ => write!(f, "{e}"),
             };
         }
@@ -191,9 +222,10 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.io
-            .as_ref()
-            .map(|e| e as &(dyn std::error::Error + 'static))
+        match self.source.as_ref()? {
+            Source::Io(e) => Some(e),
+            Source::H5(e) => Some(e),
+        }
     }
 }
 
@@ -281,24 +313,35 @@ impl<T: Numeric> Converted<T> {
 /// A netCDF-4 file.
 #[derive(Clone, Debug)]
 pub struct NcFile {
-    file: File,
+    file: h5::File,
+    reader: File,
     names: HashMap<u64, String>,
 }
 
 impl NcFile {
     /// Open a netCDF-4 file.
     pub fn open(path: impl AsRef<Path>) -> Result<NcFile> {
-        NcFile::new(File::open(path)?)
+        NcFile::new(h5::File::open(path)?)
     }
 
-    /// A netCDF view of an open HDF5 file.
-    pub fn new(file: File) -> Result<NcFile> {
-        let names = file.walk()?.into_iter().map(|(p, a, _)| (a.0, p)).collect();
-        Ok(NcFile { file, names })
+    /// A netCDF view of an open HDF5 file, as it is now (what is written to `file` later is
+    /// not seen).
+    pub fn new(file: h5::File) -> Result<NcFile> {
+        let reader = file.inner()?;
+        let names = reader
+            .walk()?
+            .into_iter()
+            .map(|(p, a, _)| (a.0, p))
+            .collect();
+        Ok(NcFile {
+            file,
+            reader,
+            names,
+        })
     }
 
     /// The HDF5 file.
-    pub fn file(&self) -> &File {
+    pub fn file(&self) -> &h5::File {
         &self.file
     }
 
@@ -306,11 +349,11 @@ impl NcFile {
     /// a coordinate variable), in name order.
     pub fn variables(&self) -> Result<Vec<String>> {
         let mut out = Vec::new();
-        for (p, _, kind) in self.file.walk()? {
+        for (p, _, kind) in self.reader.walk()? {
             if kind != ObjectKind::Dataset {
                 continue;
             }
-            let ds = self.file.dataset(&p)?;
+            let ds = self.reader.dataset(&p)?;
             if !is_dimension_only(&ds) {
                 out.push(p.trim_start_matches('/').to_string());
             }
@@ -326,7 +369,7 @@ impl NcFile {
         } else {
             format!("/{path}")
         };
-        let ds = match self.file.dataset(&full) {
+        let ds = match self.reader.dataset(&full) {
             Ok(d) => d,
             Err(e) if e.kind() == h5_io::ErrorKind::NotFound => {
                 return Err(Error::new(
@@ -456,7 +499,7 @@ impl NcFile {
                 .unwrap_or_default();
             let mut count_var = None;
             for name in self.variables()? {
-                let v = self.file.dataset(&format!("/{name}"))?;
+                let v = self.reader.dataset(&format!("/{name}"))?;
                 if let Ok(a) = v.attr(SAMPLE_DIMENSION) {
                     if attribute_text(&a)? == dim {
                         count_var = Some(name);
@@ -524,7 +567,7 @@ fn ensure_rank1(v: &Variable) -> Result<()> {
 /// The text of a string attribute (fixed or variable length, up to its first NUL).
 fn attribute_text(a: &h5_io::Attribute) -> Result<String> {
     let (raw, dt) = a.read_raw();
-    let bytes = crate::bioc::string_bytes(a.file(), &dt, &raw).map_err(|_| {
+    let bytes = string_bytes(a.file(), &dt, &raw).map_err(|_| {
         Error::new(
             ErrorKind::Convention,
             format!("attribute {:?} is {dt}, not a string", a.name()),
@@ -784,7 +827,7 @@ impl Variable {
             let acc =
                 nc_access(self.ds.dataspace(), form, NcMode::Read).map_err(h5_io::Error::from)?;
             let raw = self.ds.read_raw_selection(&acc.file, &acc.memory)?;
-            let bytes = crate::bioc::string_bytes(self.ds.file(), dt, &raw)
+            let bytes = string_bytes(self.ds.file(), dt, &raw)
                 .map_err(|e| Error::new(ErrorKind::Io, e.to_string()))?;
             bytes
                 .into_iter()

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use h5::bioc::{self, Reader, Rule};
+use h5_bioc::{Reader, Rule};
 
 fn support(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -93,15 +93,15 @@ fn integers_as_i32_with_placeholders() {
     let f = file();
     for &p in INT_I32 {
         let ds = f.dataset(p).unwrap();
-        bioc::check::<i32>(&ds).unwrap();
-        let m = bioc::read::<i32>(&ds).unwrap();
+        h5_bioc::check::<i32>(&ds).unwrap();
+        let m = h5_bioc::read::<i32>(&ds).unwrap();
         let e = &exp[p];
         assert_eq!(e.kind, "int");
         let want: Vec<i32> = e.values.iter().map(|v| v.parse().unwrap()).collect();
         assert_eq!(m.values(), &want[..], "{p}");
         assert_eq!(m.missing(), &mask_or_none(e, want.len())[..], "{p}");
         assert_eq!(m.shape(), &ds.shape()[..]);
-        let opts = bioc::read_options::<i32>(&ds).unwrap();
+        let opts = h5_bioc::read_options::<i32>(&ds).unwrap();
         for (i, o) in opts.iter().enumerate() {
             assert_eq!(o.is_none(), m.is_missing(i));
         }
@@ -117,15 +117,15 @@ fn wide_integers_as_i64_and_f64() {
     let f = file();
     // u32 and i64 fit an i64; u32 fits an f64, i64 does not (64 bits of precision).
     for p in ["/int/u32", "/int/i64"] {
-        let m = bioc::read::<i64>(&f.dataset(p).unwrap()).unwrap();
+        let m = h5_bioc::read::<i64>(&f.dataset(p).unwrap()).unwrap();
         let want: Vec<i64> = exp[p].values.iter().map(|v| v.parse().unwrap()).collect();
         assert_eq!(m.values(), &want[..], "{p}");
         assert_eq!(Some(m.missing().to_vec()), exp[p].mask, "{p}");
     }
-    let m = bioc::read::<f64>(&f.dataset("/int/u32").unwrap()).unwrap();
+    let m = h5_bioc::read::<f64>(&f.dataset("/int/u32").unwrap()).unwrap();
     assert_eq!(Some(m.missing().to_vec()), exp["/int/u32"].mask);
     assert_eq!(m.values()[0], 4294967295.0);
-    let m = bioc::read::<u64>(&f.dataset("/int/u64").unwrap()).unwrap();
+    let m = h5_bioc::read::<u64>(&f.dataset("/int/u64").unwrap()).unwrap();
     let want: Vec<u64> = exp["/int/u64"]
         .values
         .iter()
@@ -133,7 +133,7 @@ fn wide_integers_as_i64_and_f64() {
         .collect();
     assert_eq!(m.values(), &want[..]);
     assert_eq!(Some(m.missing().to_vec()), exp["/int/u64"].mask);
-    let e = bioc::check::<f64>(&f.dataset("/int/i64").unwrap()).unwrap_err();
+    let e = h5_bioc::check::<f64>(&f.dataset("/int/i64").unwrap()).unwrap_err();
     assert_eq!(e.broken_rule(), Some(Rule::Float));
 }
 
@@ -159,8 +159,8 @@ fn floats_as_f64_with_placeholders_and_nan_payloads() {
     let f = file();
     for &p in FLOATS {
         let ds = f.dataset(p).unwrap();
-        bioc::check::<f64>(&ds).unwrap();
-        let m = bioc::read::<f64>(&ds).unwrap();
+        h5_bioc::check::<f64>(&ds).unwrap();
+        let m = h5_bioc::read::<f64>(&ds).unwrap();
         let e = &exp[p];
         assert_eq!(e.kind, "float");
         assert_eq!(m.len(), e.values.len(), "{p}");
@@ -191,7 +191,7 @@ fn floats_as_f64_with_placeholders_and_nan_payloads() {
         .unwrap()
         .0;
     assert!(!payloads.contains(&u64::from_le_bytes(pl[..8].try_into().unwrap())));
-    let m = bioc::read::<f64>(&ds).unwrap();
+    let m = h5_bioc::read::<f64>(&ds).unwrap();
     assert_eq!(m.missing_count(), 5);
     assert!(m
         .values()
@@ -200,14 +200,14 @@ fn floats_as_f64_with_placeholders_and_nan_payloads() {
         .all(|(v, &mi)| v.is_nan() == mi));
     assert!(m.placeholder().unwrap().is_nan());
     // Float32 NaNs (quiet, signalling, negative) likewise.
-    let m = bioc::read::<f32>(&f.dataset("/float/f32_nan").unwrap()).unwrap();
+    let m = h5_bioc::read::<f32>(&f.dataset("/float/f32_nan").unwrap()).unwrap();
     assert_eq!(
         m.missing(),
         &exp["/float/f32_nan"].mask.clone().unwrap()[..]
     );
     assert_eq!(m.missing_count(), 4);
     // With a finite placeholder NaNs are values.
-    let m = bioc::read::<f64>(&f.dataset("/float/f64_nan_not_missing").unwrap()).unwrap();
+    let m = h5_bioc::read::<f64>(&f.dataset("/float/f64_nan_not_missing").unwrap()).unwrap();
     assert_eq!(m.missing(), [false, true, false, true]);
     assert!(m.values()[0].is_nan() && m.values()[2].is_nan());
 }
@@ -225,7 +225,7 @@ fn placeholder_compared_at_full_precision() {
     let f = file();
     let ds = f.dataset("/float/f64_point_one").unwrap();
     // Reading into f32 is not allowed by default (f64 does not fit)...
-    let err = bioc::read::<f32>(&ds).unwrap_err();
+    let err = h5_bioc::read::<f32>(&ds).unwrap_err();
     assert_eq!(err.broken_rule(), Some(Rule::Float));
     // ...and when narrowing is allowed, missing values are still found in double precision.
     let m = Reader::new()
@@ -239,7 +239,7 @@ fn placeholder_compared_at_full_precision() {
     // Narrowing integers the same way: i16 data, the placeholder found before clamping.
     let ds = f.dataset("/int/i16").unwrap();
     let m = Reader::new().allow_narrowing(true).read::<i8>(&ds).unwrap();
-    let want = bioc::read::<i32>(&ds).unwrap();
+    let want = h5_bioc::read::<i32>(&ds).unwrap();
     assert_eq!(m.missing(), want.missing());
     assert_eq!(m.values()[0], i8::MIN); // -32768 clamps
 }
@@ -263,8 +263,8 @@ fn strings_fixed_and_variable_nul_or_full_length_spaces_kept() {
     let f = file();
     for &p in STRINGS {
         let ds = f.dataset(p).unwrap();
-        bioc::check::<String>(&ds).unwrap();
-        let m = bioc::read::<String>(&ds).unwrap();
+        h5_bioc::check::<String>(&ds).unwrap();
+        let m = h5_bioc::read::<String>(&ds).unwrap();
         let e = &exp[p];
         assert_eq!(e.kind, "str");
         let hex: Vec<String> = m
@@ -275,13 +275,13 @@ fn strings_fixed_and_variable_nul_or_full_length_spaces_kept() {
         assert_eq!(hex, e.values, "{p}");
         assert_eq!(m.missing(), &mask_or_none(e, m.len())[..], "{p}");
     }
-    let m = bioc::read::<String>(&f.dataset("/str/fixed_spacepad").unwrap()).unwrap();
+    let m = h5_bioc::read::<String>(&f.dataset("/str/fixed_spacepad").unwrap()).unwrap();
     assert_eq!(m.values()[1], "ab    ");
     assert_eq!(m.missing(), [true, false, false, false]);
-    let m = bioc::read::<String>(&f.dataset("/str/fixed_nullpad").unwrap()).unwrap();
+    let m = h5_bioc::read::<String>(&f.dataset("/str/fixed_nullpad").unwrap()).unwrap();
     assert_eq!(m.values()[3], "full8chr");
     assert_eq!(m.values()[4], "ab");
-    let m = bioc::read::<String>(&f.dataset("/str/fixed_ascii_holding_utf8").unwrap()).unwrap();
+    let m = h5_bioc::read::<String>(&f.dataset("/str/fixed_ascii_holding_utf8").unwrap()).unwrap();
     assert_eq!(m.values()[0], "gr\u{fc}\u{df}e");
 }
 
@@ -299,10 +299,10 @@ fn placeholder_attribute_name_is_configurable() {
     assert_eq!(Some(m.missing().to_vec()), exp["/int/i16_other_name"].mask);
     assert_eq!(m.missing_count(), 2);
     // Under the default name the dataset has no placeholder.
-    assert_eq!(bioc::read::<i32>(&ds).unwrap().missing_count(), 0);
+    assert_eq!(h5_bioc::read::<i32>(&ds).unwrap().missing_count(), 0);
 }
 
-fn broken(path: &str, result: Result<(), bioc::Error>, rule: Rule) {
+fn broken(path: &str, result: Result<(), h5_bioc::Error>, rule: Rule) {
     let e = result.expect_err(path);
     assert_eq!(e.broken_rule(), Some(rule), "{path}: {e}");
     let text = e.to_string();
@@ -317,7 +317,7 @@ fn broken(path: &str, result: Result<(), bioc::Error>, rule: Rule) {
 fn errors_name_the_broken_rule() {
     let f = file();
     let ds = |p: &str| f.dataset(p).unwrap();
-    let r = |p: &str| bioc::read::<i32>(&ds(p)).map(|_| ());
+    let r = |p: &str| h5_bioc::read::<i32>(&ds(p)).map(|_| ());
     broken("/int/u32", r("/int/u32"), Rule::Integer);
     broken("/int/i64", r("/int/i64"), Rule::Integer);
     broken("/float/f32", r("/float/f32"), Rule::Integer);
@@ -325,22 +325,22 @@ fn errors_name_the_broken_rule() {
     broken("/other/bool", r("/other/bool"), Rule::Integer);
     broken(
         "/other/compound",
-        bioc::check::<f64>(&ds("/other/compound")),
+        h5_bioc::check::<f64>(&ds("/other/compound")),
         Rule::Float,
     );
     broken(
         "/float/longdouble",
-        bioc::check::<f64>(&ds("/float/longdouble")),
+        h5_bioc::check::<f64>(&ds("/float/longdouble")),
         Rule::Float,
     );
     broken(
         "/int/i8",
-        bioc::read::<String>(&ds("/int/i8")).map(|_| ()),
+        h5_bioc::read::<String>(&ds("/int/i8")).map(|_| ()),
         Rule::String,
     );
     broken(
         "/str/fixed_invalid_utf8",
-        bioc::read::<String>(&ds("/str/fixed_invalid_utf8")).map(|_| ()),
+        h5_bioc::read::<String>(&ds("/str/fixed_invalid_utf8")).map(|_| ()),
         Rule::Utf8,
     );
     broken(
@@ -355,12 +355,12 @@ fn errors_name_the_broken_rule() {
     );
     broken(
         "/float/f64_int_placeholder",
-        bioc::read::<f64>(&ds("/float/f64_int_placeholder")).map(|_| ()),
+        h5_bioc::read::<f64>(&ds("/float/f64_int_placeholder")).map(|_| ()),
         Rule::PlaceholderType,
     );
     broken(
         "/str/int_placeholder",
-        bioc::read::<String>(&ds("/str/int_placeholder")).map(|_| ()),
+        h5_bioc::read::<String>(&ds("/str/int_placeholder")).map(|_| ()),
         Rule::PlaceholderType,
     );
     broken(
@@ -369,7 +369,7 @@ fn errors_name_the_broken_rule() {
         Rule::PlaceholderScalar,
     );
     // The UTF-8 error says which element.
-    let e = bioc::read::<String>(&ds("/str/fixed_invalid_utf8")).unwrap_err();
+    let e = h5_bioc::read::<String>(&ds("/str/fixed_invalid_utf8")).unwrap_err();
     assert!(e.to_string().contains("element 1"), "{e}");
     // A placeholder of the same class but not the exact type is accepted on request, and
     // compared at full precision; another class never is.
@@ -405,7 +405,7 @@ fn chosen_placeholders_are_absent_from_the_data() {
         let n = (g.next() % 300) as usize;
         // Small ranges so that the minimum and maximum are often taken.
         let v: Vec<i8> = (0..n).map(|_| (g.next() % 256) as u8 as i8).collect();
-        match bioc::choose_placeholder(&v) {
+        match h5_bioc::choose_placeholder(&v) {
             Some(p) => assert!(!v.contains(&p), "round {round}"),
             None => assert_eq!(
                 v.iter().collect::<std::collections::HashSet<_>>().len(),
@@ -421,7 +421,7 @@ fn chosen_placeholders_are_absent_from_the_data() {
                 _ => (g.next() as f64) / 7.0,
             })
             .collect();
-        let p = bioc::choose_placeholder(&v).unwrap();
+        let p = h5_bioc::choose_placeholder(&v).unwrap();
         if p.is_nan() {
             assert!(!v.iter().any(|x| x.is_nan()));
         } else {
@@ -456,10 +456,10 @@ fn placeholders_chosen_here_round_trip_through_h5py() {
         Some("\u{e9}t\u{e9}".to_string()),
         Some(String::new()),
     ];
-    let wi = bioc::with_placeholder(&ints).unwrap();
-    let wf = bioc::with_placeholder(&floats).unwrap();
-    let ws = bioc::with_placeholder(&strs).unwrap();
-    let none = bioc::with_placeholder(&[Some(3i32), Some(4)]).unwrap();
+    let wi = h5_bioc::with_placeholder(&ints).unwrap();
+    let wf = h5_bioc::with_placeholder(&floats).unwrap();
+    let ws = h5_bioc::with_placeholder(&strs).unwrap();
+    let none = h5_bioc::with_placeholder(&[Some(3i32), Some(4)]).unwrap();
     assert_eq!(none.placeholder, None);
     let hex = |s: &str| -> String { s.bytes().map(|b| format!("{b:02x}")).collect() };
     let join = |v: Vec<String>| v.join(",");
@@ -499,9 +499,9 @@ fn placeholders_chosen_here_round_trip_through_h5py() {
     )
     .expect("bioc_write.py");
     let f = h5::File::open(&out).unwrap();
-    let back = bioc::read_options::<i32>(&f.dataset("ints").unwrap()).unwrap();
+    let back = h5_bioc::read_options::<i32>(&f.dataset("ints").unwrap()).unwrap();
     assert_eq!(back, ints);
-    let back = bioc::read_options::<f64>(&f.dataset("floats").unwrap()).unwrap();
+    let back = h5_bioc::read_options::<f64>(&f.dataset("floats").unwrap()).unwrap();
     assert_eq!(back.len(), floats.len());
     for (b, w) in back.iter().zip(&floats) {
         match (b, w) {
@@ -509,15 +509,15 @@ fn placeholders_chosen_here_round_trip_through_h5py() {
             _ => assert_eq!(b, w),
         }
     }
-    let back = bioc::read_options::<String>(&f.dataset("strs").unwrap()).unwrap();
+    let back = h5_bioc::read_options::<String>(&f.dataset("strs").unwrap()).unwrap();
     assert_eq!(back, strs);
-    let back = bioc::read::<i32>(&f.dataset("complete").unwrap()).unwrap();
+    let back = h5_bioc::read::<i32>(&f.dataset("complete").unwrap()).unwrap();
     assert_eq!(back.placeholder(), None);
     assert_eq!(back.missing_count(), 0);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Our writer writes under the policy (`bioc::write`): our reader gives the `None`s back, and
+/// Our writer writes under the policy (`h5_bioc::write`): our reader gives the `None`s back, and
 /// h5py sees the placeholder attribute with the dataset's own datatype and the placeholder in
 /// the missing places.
 #[test]
@@ -531,24 +531,24 @@ fn written_here_with_placeholders() {
     let complete = [Some(1u8), Some(2)];
     {
         let f = h5::WritableFile::create(&path).unwrap();
-        bioc::write(&f.root().unwrap(), "ints", &ints).unwrap();
-        bioc::write(&f.root().unwrap(), "floats", &floats).unwrap();
-        bioc::write_strings(&f.root().unwrap(), "strs", &strs).unwrap();
-        bioc::write(&f.root().unwrap(), "complete", &complete).unwrap();
+        h5_bioc::write(&f.root().unwrap(), "ints", &ints).unwrap();
+        h5_bioc::write(&f.root().unwrap(), "floats", &floats).unwrap();
+        h5_bioc::write_strings(&f.root().unwrap(), "strs", &strs).unwrap();
+        h5_bioc::write(&f.root().unwrap(), "complete", &complete).unwrap();
         f.close().unwrap();
     }
     let f = h5::File::open(&path).unwrap();
     assert_eq!(
-        bioc::read_options::<i16>(&f.dataset("ints").unwrap()).unwrap(),
+        h5_bioc::read_options::<i16>(&f.dataset("ints").unwrap()).unwrap(),
         ints
     );
-    let back = bioc::read_options::<f32>(&f.dataset("floats").unwrap()).unwrap();
+    let back = h5_bioc::read_options::<f32>(&f.dataset("floats").unwrap()).unwrap();
     assert_eq!(back, floats);
     assert_eq!(
-        bioc::read_options::<String>(&f.dataset("strs").unwrap()).unwrap(),
+        h5_bioc::read_options::<String>(&f.dataset("strs").unwrap()).unwrap(),
         strs
     );
-    let c = bioc::read::<u8>(&f.dataset("complete").unwrap()).unwrap();
+    let c = h5_bioc::read::<u8>(&f.dataset("complete").unwrap()).unwrap();
     assert_eq!(c.placeholder(), None);
 
     let Some(py) = h5_oracle::require("h5py", h5_oracle::h5py()) else {

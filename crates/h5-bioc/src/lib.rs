@@ -28,11 +28,11 @@
 //! strings), and [`with_placeholder`] substitutes it for the missing values.
 //!
 //! ```no_run
-//! # fn main() -> Result<(), h5::bioc::Error> {
+//! # fn main() -> Result<(), h5_bioc::Error> {
 //! let f = h5::File::open("counts.h5")?;
 //! let ds = f.dataset("/counts")?;
-//! h5::bioc::check::<i32>(&ds)?; // an integer type an i32 holds
-//! let counts = h5::bioc::read::<i32>(&ds)?;
+//! h5_bioc::check::<i32>(&ds)?; // an integer type an i32 holds
+//! let counts = h5_bioc::read::<i32>(&ds)?;
 //! for (v, missing) in counts.values().iter().zip(counts.missing()) {
 //!     if !missing {
 //!         println!("{v}");
@@ -44,7 +44,7 @@
 
 use std::fmt;
 
-use h5_io::vlen::{decode_as, memory_image};
+use h5_io::vlen::{decode_as, string_bytes};
 use h5_io::{Attribute, Dataset};
 use h5_types::{Datatype, FloatType, Norm, Sign};
 
@@ -110,7 +110,7 @@ impl fmt::Display for Rule {
 enum Kind {
     Rule { rule: Rule, message: String },
     Io(h5_io::Error),
-    Write(crate::write::WriteError),
+    H5(h5::Error),
 }
 
 /// An error: a file breaking a rule of the policy (with the dataset's path), or an error
@@ -147,7 +147,7 @@ impl Error {
     pub fn broken_rule(&self) -> Option<Rule> {
         match &self.kind {
             Kind::Rule { rule, .. } => Some(*rule),
-            Kind::Io(_) | Kind::Write(_) => None,
+            Kind::Io(_) | Kind::H5(_) => None,
         }
     }
 
@@ -155,7 +155,7 @@ impl Error {
     pub fn io(&self) -> Option<&h5_io::Error> {
         match &self.kind {
             Kind::Io(e) => Some(e),
-            Kind::Rule { .. } | Kind::Write(_) => None,
+            Kind::Rule { .. } | Kind::H5(_) => None,
         }
     }
 
@@ -174,11 +174,11 @@ impl From<h5_io::Error> for Error {
     }
 }
 
-impl From<crate::write::WriteError> for Error {
-    fn from(e: crate::write::WriteError) -> Self {
+impl From<h5::Error> for Error {
+    fn from(e: h5::Error) -> Self {
         Error {
             path: None,
-            kind: Kind::Write(e),
+            kind: Kind::H5(e),
         }
     }
 }
@@ -204,7 +204,7 @@ impl fmt::Display for Error {
                 )
             }
             Kind::Io(e) => write!(f, "{e}"),
-            Kind::Write(e) => write!(f, "{e}"),
+            Kind::H5(e) => write!(f, "{e}"),
         }
     }
 }
@@ -213,7 +213,8 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match &self.kind {
             Kind::Io(e) => Some(e),
-            Kind::Rule { .. } | Kind::Write(_) => None,
+            Kind::H5(e) => Some(e),
+            Kind::Rule { .. } => None,
         }
     }
 }
@@ -382,7 +383,7 @@ pub fn check_datatype<T: Value>(dt: &Datatype) -> Result<()> {
     representable(dt, T::repr(), T::NAME)
 }
 
-/// A dataset the policy reads: the facade's [`crate::Dataset`] or the low-level reader's.
+/// A dataset the policy reads: the facade's [`h5::Dataset`] or the low-level reader's.
 pub trait AsDataset {
     /// The low-level reader's dataset.
     fn low(&self) -> Result<std::borrow::Cow<'_, Dataset>>;
@@ -394,9 +395,9 @@ impl AsDataset for Dataset {
     }
 }
 
-impl AsDataset for crate::Dataset {
+impl AsDataset for h5::Dataset {
     fn low(&self) -> Result<std::borrow::Cow<'_, Dataset>> {
-        Ok(std::borrow::Cow::Owned(self.io()?))
+        Ok(std::borrow::Cow::Owned(self.inner()?))
     }
 }
 
@@ -404,45 +405,6 @@ impl AsDataset for crate::Dataset {
 pub fn check<T: Value>(ds: &impl AsDataset) -> Result<()> {
     let ds = &*ds.low()?;
     check_datatype::<T>(ds.datatype()).map_err(|e| e.at(ds.path()))
-}
-
-/// The bytes of each string element of `raw` (file datatype `dt`, a string datatype), each
-/// ending at its first NUL or at its full length.
-pub(crate) fn string_bytes(file: &h5_io::File, dt: &Datatype, raw: &[u8]) -> Result<Vec<Vec<u8>>> {
-    let s = match dt {
-        Datatype::String(s) => s,
-        other => {
-            return Err(Error::rule(
-                Rule::String,
-                format!("the datatype {other} is not a string datatype"),
-            ))
-        }
-    };
-    let until_nul = |b: &[u8]| -> Vec<u8> {
-        let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
-        b[..end].to_vec()
-    };
-    if s.is_variable() {
-        let (mdt, image, heap) = memory_image(file, dt, raw)?;
-        let w = mdt.size();
-        if w == 0 {
-            return Ok(Vec::new());
-        }
-        image
-            .chunks_exact(w)
-            .map(|e| {
-                heap.string_of(e)
-                    .map(until_nul)
-                    .map_err(|e| Error::from(h5_io::Error::from(e)))
-            })
-            .collect()
-    } else {
-        let w = dt.size();
-        if w == 0 {
-            return Ok(Vec::new());
-        }
-        Ok(raw.chunks_exact(w).map(until_nul).collect())
-    }
 }
 
 /// The values of a dataset or placeholder at full precision, for equality with the
@@ -843,11 +805,11 @@ pub fn with_placeholder<T: Placeholder>(values: &[Option<T>]) -> Result<WithPlac
 /// ([`with_placeholder`]), stored as the scalar attribute `missing-value-placeholder` of the
 /// dataset's own datatype. Nothing missing: no attribute. A reader following the policy
 /// ([`read`]) gives the `None`s back.
-pub fn write<T: Placeholder + crate::H5Type>(
-    group: &crate::write::GroupWriter,
+pub fn write<T: Placeholder + h5::H5Type>(
+    group: &h5::Group,
     name: &str,
     values: &[Option<T>],
-) -> Result<crate::write::DatasetWriter> {
+) -> Result<h5::Dataset> {
     let prepared = with_placeholder(values)?;
     let ds = group
         .new_dataset::<T>()
@@ -866,10 +828,10 @@ pub fn write<T: Placeholder + crate::H5Type>(
 /// by a placeholder string absent from the data (`"NA"`, `"NA_1"`, ...), stored as a scalar
 /// variable-length string attribute.
 pub fn write_strings(
-    group: &crate::write::GroupWriter,
+    group: &h5::Group,
     name: &str,
     values: &[Option<String>],
-) -> Result<crate::write::DatasetWriter> {
+) -> Result<h5::Dataset> {
     use h5_types::h5type::VarLenUnicode;
     let prepared = with_placeholder(values)?;
     let text = prepared
@@ -877,7 +839,7 @@ pub fn write_strings(
         .iter()
         .map(|s| VarLenUnicode::try_from(s.as_str()))
         .collect::<h5_types::Result<Vec<_>>>()
-        .map_err(crate::write::WriteError::from)?;
+        .map_err(h5::Error::from)?;
     let ds = group
         .new_dataset::<VarLenUnicode>()
         .shape(&[text.len() as u64])
@@ -886,9 +848,7 @@ pub fn write_strings(
     if let Some(p) = prepared.placeholder {
         ds.new_attr::<VarLenUnicode>()
             .create(DEFAULT_PLACEHOLDER)?
-            .write(&[
-                VarLenUnicode::try_from(p.as_str()).map_err(crate::write::WriteError::from)?
-            ])?;
+            .write(&[VarLenUnicode::try_from(p.as_str()).map_err(h5::Error::from)?])?;
     }
     Ok(ds)
 }

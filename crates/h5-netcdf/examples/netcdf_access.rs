@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use h5::netcdf::{NcFile, NcForm};
+use h5_netcdf::{NcFile, NcForm};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = std::env::args_os()

@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use h5::bioc::{self, Reader};
+use h5_bioc::Reader;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = std::env::args_os()
@@ -20,7 +20,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Integers: anything an i32 holds.
     for name in ["/int/i8", "/int/u16", "/int/i32", "/int/u32"] {
         let ds = f.dataset(name)?;
-        match bioc::read::<i32>(&ds) {
+        match h5_bioc::read::<i32>(&ds) {
             Ok(m) => println!("{name} as i32: {:?}", m.into_options()),
             Err(e) => println!("{e}"),
         }
@@ -33,7 +33,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "/float/f64_point_one",
     ] {
         let ds = f.dataset(name)?;
-        let m = bioc::read::<f64>(&ds)?;
+        let m = h5_bioc::read::<f64>(&ds)?;
         println!("{name} as f64: {:?}", m.into_options());
     }
     // Comparison at full precision even when reading into a narrower type.
@@ -51,7 +51,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "/str/fixed_ascii_holding_utf8",
     ] {
         let ds = f.dataset(name)?;
-        println!("{name}: {:?}", bioc::read_options::<String>(&ds)?);
+        println!("{name}: {:?}", h5_bioc::read_options::<String>(&ds)?);
     }
     // Another attribute name.
     let ds = f.dataset("/int/i16_other_name")?;
@@ -66,19 +66,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for (name, result) in [
         (
             "/int/i16_wrong_type",
-            bioc::read::<i32>(&f.dataset("/int/i16_wrong_type")?).map(|_| ()),
+            h5_bioc::read::<i32>(&f.dataset("/int/i16_wrong_type")?).map(|_| ()),
         ),
         (
             "/int/i32_vector_placeholder",
-            bioc::read::<i32>(&f.dataset("/int/i32_vector_placeholder")?).map(|_| ()),
+            h5_bioc::read::<i32>(&f.dataset("/int/i32_vector_placeholder")?).map(|_| ()),
         ),
         (
             "/float/longdouble",
-            bioc::check::<f64>(&f.dataset("/float/longdouble")?),
+            h5_bioc::check::<f64>(&f.dataset("/float/longdouble")?),
         ),
         (
             "/str/fixed_invalid_utf8",
-            bioc::read::<String>(&f.dataset("/str/fixed_invalid_utf8")?).map(|_| ()),
+            h5_bioc::read::<String>(&f.dataset("/str/fixed_invalid_utf8")?).map(|_| ()),
         ),
     ] {
         if let Err(e) = result {
@@ -87,10 +87,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     // Writing: a placeholder chosen for the data.
     let counts = [Some(3i32), None, Some(i32::MIN), Some(7)];
-    let w = bioc::with_placeholder(&counts)?;
+    let w = h5_bioc::with_placeholder(&counts)?;
     println!("write {:?} with placeholder {:?}", w.values, w.placeholder);
     let scores = [Some(0.5f64), None, Some(f64::NAN)];
-    let w = bioc::with_placeholder(&scores)?;
+    let w = h5_bioc::with_placeholder(&scores)?;
     println!("write {:?} with placeholder {:?}", w.values, w.placeholder);
     Ok(())
 }
