@@ -357,8 +357,10 @@ impl FileWriter {
             attr_order: CreationOrder::of_attributes(&obj),
             attr_next,
             comment,
+            freed: false,
             body,
         });
+        self.by_addr.insert(addr.0, id);
         let origin = Origin {
             pristine: true,
             v1,
@@ -407,6 +409,23 @@ impl FileWriter {
         Ok(())
     }
 
+    /// For a dataset read from the file whose datatype message is shared: the committed
+    /// datatype it names (its reference count, as read, counts the dataset).
+    pub(crate) fn loaded_shared_type(&self, id: ObjId) -> Option<ObjId> {
+        let o = self.origin(id)?;
+        let m = o.kept.iter().find(|m| {
+            m.kind == MessageType::DATATYPE
+                && m.flags.0 & h5_format::message::MessageFlags::SHARED != 0
+        })?;
+        match m.decode(self.sizes).ok()? {
+            Message::Shared { shared, .. } => match shared.location {
+                h5_format::message::shared::SharedLocation::Committed(a) => self.object_at(a.0),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     /// Whether `id` is an object read from the file and not modified yet.
     pub(crate) fn is_pristine(&self, id: ObjId) -> bool {
         self.origin(id).is_some_and(|o| o.pristine)
@@ -439,12 +458,88 @@ impl FileWriter {
         if chunked {
             self.load_chunks(id)?;
         }
+        // The structure on disk (symbol table, version 1 B-tree chunk index) is retired when
+        // the writer rebuilds it or frees the object; when it cannot be read whole it is
+        // left where it is.
+        if let Ok(blocks) = self.loaded_structure(id) {
+            self.own_blocks((id.0, 0), blocks);
+        }
         if let Some(ip) = &mut self.inplace {
             if let Some(o) = ip.origins.get_mut(&id.0) {
                 o.pristine = false;
             }
         }
         Ok(())
+    }
+
+    /// The blocks of the structure a loaded object's header points to, as far as this
+    /// writer rebuilds it in the same form: a group's symbol table (local heap header and
+    /// data segment, B-tree nodes, symbol table nodes) or a dataset's version 1 B-tree chunk
+    /// index (its nodes). Other structures (dense storage, version 4 chunk indexes) are not
+    /// listed: their space is not reused.
+    fn loaded_structure(&self, id: ObjId) -> Result<Vec<(u64, u64)>> {
+        use h5_format::btree::v1::{node_size, Node, NodeType};
+        let sizes = self.sizes;
+        let (root, node_type, rank, leaf) = match &self.object(id)?.body {
+            Body::Group(g) => match g.scratch_pad() {
+                ScratchPad::Group {
+                    btree_address,
+                    heap_address,
+                } => {
+                    let snod =
+                        h5_format::symbol_table::SymbolTableNode::encoded_size(sizes, GROUP_LEAF_K)
+                            as u64;
+                    (
+                        btree_address.0,
+                        NodeType::Group,
+                        0,
+                        Some((heap_address.0, snod)),
+                    )
+                }
+                _ => return Ok(Vec::new()),
+            },
+            Body::Dataset(d) => match d.v1_chunk_btree() {
+                Some((r, rank)) => (r, NodeType::Chunk, rank, None),
+                None => return Ok(Vec::new()),
+            },
+            Body::Datatype(_) => return Ok(Vec::new()),
+        };
+        let mut out = Vec::new();
+        if let Some((heap, _)) = leaf {
+            let len = h5_format::heap::local::LocalHeap::encoded_size(sizes) as u64;
+            let bytes = self.get(heap, len)?;
+            let h = h5_format::heap::local::LocalHeap::parse(&mut h5_format::Cursor::new(
+                &bytes, heap, sizes,
+            ))?;
+            out.push((heap, len));
+            out.push((h.data_segment.0, h.data_segment_size));
+        }
+        let k = if node_type == NodeType::Group {
+            GROUP_INTERNAL_K
+        } else {
+            CHUNK_K
+        };
+        let size = node_size(sizes, node_type, rank, k) as u64;
+        let mut seen = std::collections::HashSet::new();
+        let mut stack = vec![root];
+        while let Some(a) = stack.pop() {
+            if !seen.insert(a) {
+                continue;
+            }
+            let bytes = self.get(a, size)?;
+            let node = Node::parse(&mut h5_format::Cursor::new(&bytes, a, sizes), Some(rank))?;
+            out.push((a, size));
+            if node.level > 0 {
+                stack.extend(node.children.iter().map(|c| c.0));
+            } else if let Some((_, snod)) = leaf {
+                for c in &node.children {
+                    if seen.insert(c.0) {
+                        out.push((c.0, snod));
+                    }
+                }
+            }
+        }
+        Ok(out)
     }
 
     /// Read where every stored chunk of a chunked dataset is.
@@ -615,7 +710,7 @@ impl FileWriter {
         }
         let mut want = Vec::new();
         for (i, o) in self.objects.iter().enumerate() {
-            if self.is_pristine(ObjId(i)) {
+            if o.freed || self.is_pristine(ObjId(i)) {
                 continue;
             }
             if let Body::Dataset(d) = &o.body {
