@@ -160,6 +160,9 @@ pub struct FileWriter {
     pub(crate) objects: Vec<Object>,
     /// The live object whose header is at each address (see [`FileWriter::object_at`]).
     pub(crate) by_addr: HashMap<u64, ObjId>,
+    /// Headers the next flush rewrites before the others: groups a link moved to (so that
+    /// a flush cut short leaves a moved object linked at both places, never at neither).
+    pub(crate) headers_first: std::collections::HashSet<u64>,
     pub(crate) gheap: GlobalHeap,
     superblock_len: u64,
     /// A file modified in place: what was read of it.
@@ -228,6 +231,7 @@ impl FileWriter {
             eoa: superblock_len as u64,
             objects: Vec::new(),
             by_addr: HashMap::new(),
+            headers_first: std::collections::HashSet::new(),
             gheap: GlobalHeap::default(),
             superblock_len: superblock_len as u64,
             inplace: None,
@@ -269,6 +273,7 @@ impl FileWriter {
             eoa,
             objects: Vec::new(),
             by_addr: HashMap::new(),
+            headers_first: std::collections::HashSet::new(),
             gheap: GlobalHeap::default(),
             superblock_len,
             inplace: None,
@@ -1059,7 +1064,8 @@ impl FileWriter {
                 b.dirty = false;
             }
         }
-        // (3) Headers rewritten in place, one write each.
+        // (3) Headers rewritten in place, one write each (groups a link moved to first).
+        in_place.sort_by_key(|at| !self.headers_first.contains(at));
         for at in in_place {
             if let Some(b) = self.meta.get_mut(&at) {
                 file.write_at(at, &b.bytes)?;
@@ -1068,6 +1074,7 @@ impl FileWriter {
         }
         file.flush()?;
         self.space.complete();
+        self.headers_first.clear();
         Ok(())
     }
 

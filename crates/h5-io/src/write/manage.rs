@@ -238,6 +238,10 @@ impl FileWriter {
     /// intermediate groups are created). Objects created at a path under `from` are named
     /// under `to` in error messages and [`FileWriter::object_path`] from then on.
     ///
+    /// The next flush rewrites the header of the group the link moves to before the one it
+    /// leaves, so that a flush cut short leaves the object linked at both places (never at
+    /// neither).
+    ///
     /// Errors: [`ErrorKind::NotFound`](super::ErrorKind::NotFound) when `from` or the group of `to` does not exist,
     /// [`ErrorKind::AlreadyExists`](super::ErrorKind::AlreadyExists) when `to` does, [`ErrorKind::InvalidArgument`](super::ErrorKind::InvalidArgument) when a
     /// group would move into itself or a group below it (it would be reachable no more).
@@ -267,6 +271,10 @@ impl FileWriter {
         self.group_mut(tg).map_err(|e| e.at_path(to))?;
         self.group_mut(fg)?.remove_link(&fname);
         self.insert_link(tg, &tname, link.clone())?;
+        if fg != tg {
+            let at = self.address(tg)?;
+            self.headers_first.insert(at);
+        }
         if let LinkSpec::Hard(_) = link {
             let under = format!("{old}/");
             for o in self.objects.iter_mut().filter(|o| !o.freed) {
