@@ -49,6 +49,7 @@ mod btree2;
 mod chunk_index;
 mod copy;
 mod dataset;
+mod extents;
 mod file;
 mod group;
 mod heap;

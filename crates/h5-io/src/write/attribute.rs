@@ -392,11 +392,10 @@ impl FileWriter {
         // Compact (or version 1) storage: dense storage built earlier is retired.
         let compact = |w: &mut FileWriter| -> Result<()> {
             let o = w.object_mut(id)?;
-            let had = o.dense_attrs.take().is_some();
+            o.dense_attrs.take();
             o.attrs_dirty = false;
-            if had {
-                w.drop_structure((id.0, 1));
-            }
+            // Dense storage built earlier, or read from the file modified in place.
+            w.drop_structure((id.0, 1));
             Ok(())
         };
         if v1 {

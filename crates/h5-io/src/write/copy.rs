@@ -879,10 +879,14 @@ impl FileWriter {
     /// order, where the file tracks it, is kept: new links and attributes get the next
     /// creation indexes.
     ///
-    /// Space of the file's original structures that a change replaces is not reused
-    /// (continuation chunks of rewritten headers excepted, and the headers, raw data and
-    /// chunks of objects freed by [`FileWriter::unlink`]); space this writer's own
-    /// structures leave is. Opening reads every object's header and attributes (not the
+    /// Space of the file's original structures that a change replaces is reused once a
+    /// flush no longer references it, as the space this writer's own structures leave:
+    /// continuation chunks of rewritten headers, symbol tables, dense link and attribute
+    /// storage (fractal heaps with their free-space managers, version 2 B-trees), version 1
+    /// B-tree, version 2 B-tree and fixed array chunk indexes, and the headers, raw data and
+    /// chunks of objects freed by [`FileWriter::unlink`]. Not reused (left in the file,
+    /// unreferenced): extensible array chunk indexes, paged fixed arrays, fractal heaps with
+    /// huge objects or filters, variable-length values in global heaps. Opening reads every object's header and attributes (not the
     /// raw data), so it costs time and memory in proportion to the file's metadata.
     ///
     /// Files whose layout this writer cannot extend in place (sizes of offsets or lengths

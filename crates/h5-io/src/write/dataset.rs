@@ -1585,19 +1585,6 @@ impl Dataset {
         }
     }
 
-    /// The root of a version 1 B-tree chunk index and the dataset's rank, if it has one.
-    pub(crate) fn v1_chunk_btree(&self) -> Option<(u64, usize)> {
-        match &self.storage {
-            Storage::Chunked {
-                index: IndexKind::BTreeV1,
-                root: Some(r),
-                dims,
-                ..
-            } => Some((*r, dims.len())),
-            _ => None,
-        }
-    }
-
     /// Record a stored chunk of a dataset read from a file.
     pub(crate) fn set_loaded_chunk(&mut self, scaled: Vec<u64>, addr: u64, size: u64, mask: u32) {
         if let Storage::Chunked { chunks, .. } = &mut self.storage {

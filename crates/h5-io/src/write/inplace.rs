@@ -24,6 +24,7 @@ use h5_format::{Addr, Sizes};
 
 use super::attribute::Attr;
 use super::dataset::Dataset;
+use super::extents::Blocks;
 use super::file::{
     Body, FileFormat, FileWriter, ObjId, Object, CHUNK_K, GROUP_INTERNAL_K, GROUP_LEAF_K,
 };
@@ -458,12 +459,12 @@ impl FileWriter {
         if chunked {
             self.load_chunks(id)?;
         }
-        // The structure on disk (symbol table, version 1 B-tree chunk index) is retired when
-        // the writer rebuilds it or frees the object; when it cannot be read whole it is
-        // left where it is.
-        if let Ok(blocks) = self.loaded_structure(id) {
-            self.own_blocks((id.0, 0), blocks);
-        }
+        // The structures on disk (symbol table or dense links, chunk index, dense attributes)
+        // are retired when the writer rebuilds them or frees the object; one that cannot be
+        // read whole is left where it is.
+        let (body, attrs) = self.loaded_structures(id);
+        self.own_blocks((id.0, 0), body);
+        self.own_blocks((id.0, 1), attrs);
         if let Some(ip) = &mut self.inplace {
             if let Some(o) = ip.origins.get_mut(&id.0) {
                 o.pristine = false;
@@ -472,74 +473,84 @@ impl FileWriter {
         Ok(())
     }
 
-    /// The blocks of the structure a loaded object's header points to, as far as this
-    /// writer rebuilds it in the same form: a group's symbol table (local heap header and
-    /// data segment, B-tree nodes, symbol table nodes) or a dataset's version 1 B-tree chunk
-    /// index (its nodes). Other structures (dense storage, version 4 chunk indexes) are not
-    /// listed: their space is not reused.
-    fn loaded_structure(&self, id: ObjId) -> Result<Vec<(u64, u64)>> {
-        use h5_format::btree::v1::{node_size, Node, NodeType};
-        let sizes = self.sizes;
-        let (root, node_type, rank, leaf) = match &self.object(id)?.body {
-            Body::Group(g) => match g.scratch_pad() {
-                ScratchPad::Group {
-                    btree_address,
-                    heap_address,
-                } => {
-                    let snod =
-                        h5_format::symbol_table::SymbolTableNode::encoded_size(sizes, GROUP_LEAF_K)
-                            as u64;
-                    (
-                        btree_address.0,
-                        NodeType::Group,
-                        0,
-                        Some((heap_address.0, snod)),
-                    )
-                }
-                _ => return Ok(Vec::new()),
-            },
-            Body::Dataset(d) => match d.v1_chunk_btree() {
-                Some((r, rank)) => (r, NodeType::Chunk, rank, None),
-                None => return Ok(Vec::new()),
-            },
-            Body::Datatype(_) => return Ok(Vec::new()),
+    /// The blocks of the structures a loaded object's header points to, as far as this
+    /// writer rebuilds them: for what the body points to (a group's symbol table or dense
+    /// link storage, a dataset's version 1 B-tree, fixed array or version 2 B-tree chunk
+    /// index) and for dense attribute storage. Each is all or nothing (see the `extents`
+    /// module); extensible array chunk indexes are not listed, their space is not reused.
+    fn loaded_structures(&self, id: ObjId) -> (Blocks, Blocks) {
+        use super::extents::Extents;
+        use h5_format::btree::v1::NodeType;
+        use h5_format::message::layout::{ChunkIndex, LayoutClass};
+        let Some(ip) = &self.inplace else {
+            return (Vec::new(), Vec::new());
         };
-        let mut out = Vec::new();
-        if let Some((heap, _)) = leaf {
-            let len = h5_format::heap::local::LocalHeap::encoded_size(sizes) as u64;
-            let bytes = self.get(heap, len)?;
-            let h = h5_format::heap::local::LocalHeap::parse(&mut h5_format::Cursor::new(
-                &bytes, heap, sizes,
-            ))?;
-            out.push((heap, len));
-            out.push((h.data_segment.0, h.data_segment_size));
-        }
-        let k = if node_type == NodeType::Group {
-            GROUP_INTERNAL_K
-        } else {
-            CHUNK_K
+        let Ok(o) = self.object(id) else {
+            return (Vec::new(), Vec::new());
         };
-        let size = node_size(sizes, node_type, rank, k) as u64;
-        let mut seen = std::collections::HashSet::new();
-        let mut stack = vec![root];
-        while let Some(a) = stack.pop() {
-            if !seen.insert(a) {
-                continue;
+        let Ok(obj) = ip.src.object(Addr(o.addr)) else {
+            return (Vec::new(), Vec::new());
+        };
+        let msg = |t| obj.message(t).ok().flatten();
+        let dense = |w: &Self, heap: Addr, names: Addr, order: Option<Addr>, out: &mut Extents| {
+            w.fractal_heap_extents(heap.0, out)?;
+            w.btree2_extents(names.0, out)?;
+            match order {
+                Some(a) if !a.is_undef() => w.btree2_extents(a.0, out),
+                _ => Ok(()),
             }
-            let bytes = self.get(a, size)?;
-            let node = Node::parse(&mut h5_format::Cursor::new(&bytes, a, sizes), Some(rank))?;
-            out.push((a, size));
-            if node.level > 0 {
-                stack.extend(node.children.iter().map(|c| c.0));
-            } else if let Some((_, snod)) = leaf {
-                for c in &node.children {
-                    if seen.insert(c.0) {
-                        out.push((c.0, snod));
+        };
+        let mut body = Extents::default();
+        let r = match (msg(MessageType::SYMBOL_TABLE), msg(MessageType::LINK_INFO)) {
+            (Some(Message::SymbolTable(st)), _) => {
+                self.symbol_table_extents(st.btree_address.0, st.heap_address.0, &mut body)
+            }
+            (_, Some(Message::LinkInfo(li))) if !li.fractal_heap_address.is_undef() => dense(
+                self,
+                li.fractal_heap_address,
+                li.name_btree_address,
+                li.creation_order_btree_address,
+                &mut body,
+            ),
+            _ => match msg(MessageType::LAYOUT) {
+                Some(Message::Layout(l)) => match &l.class {
+                    LayoutClass::Chunked { index, address, .. } if !address.is_undef() => {
+                        match index {
+                            None => self.v1_btree_extents(
+                                address.0,
+                                NodeType::Chunk,
+                                obj_rank(&obj),
+                                None,
+                                &mut body,
+                            ),
+                            Some(ChunkIndex::FixedArray { .. }) => {
+                                self.fixed_array_extents(address.0, &mut body)
+                            }
+                            Some(ChunkIndex::BTreeV2 { .. }) => {
+                                self.btree2_extents(address.0, &mut body)
+                            }
+                            _ => Ok(()),
+                        }
                     }
-                }
-            }
-        }
-        Ok(out)
+                    _ => Ok(()),
+                },
+                _ => Ok(()),
+            },
+        };
+        let body = if r.is_ok() { body.blocks } else { Vec::new() };
+        let mut attrs = Extents::default();
+        let r = match msg(MessageType::ATTRIBUTE_INFO) {
+            Some(Message::AttributeInfo(ai)) if !ai.fractal_heap_address.is_undef() => dense(
+                self,
+                ai.fractal_heap_address,
+                ai.name_btree_address,
+                ai.creation_order_btree_address,
+                &mut attrs,
+            ),
+            _ => Ok(()),
+        };
+        let attrs = if r.is_ok() { attrs.blocks } else { Vec::new() };
+        (body, attrs)
     }
 
     /// Read where every stored chunk of a chunked dataset is.
@@ -741,4 +752,12 @@ fn chunk_body(h: &ObjectHeader, i: usize) -> u64 {
             .sum::<u64>()
             + c.gap as u64
     })
+}
+
+/// The rank of a dataset's dataspace (0 when it has none).
+fn obj_rank(obj: &crate::object::Object) -> usize {
+    match obj.message(MessageType::DATASPACE) {
+        Ok(Some(Message::Dataspace(d))) => d.dims.len(),
+        _ => 0,
+    }
 }

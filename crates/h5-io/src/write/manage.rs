@@ -83,10 +83,11 @@ impl FileWriter {
     /// this ([`ErrorKind::NotFound`](super::ErrorKind::NotFound)).
     ///
     /// Not returned to the free list (left unused in the file): variable-length values of
-    /// a freed object in global heaps, and, for objects of a file modified in place that
-    /// were freed without having been rebuilt by this writer, the structures they point to
-    /// other than raw data (symbol tables, dense storage, chunk indexes). Groups that link
-    /// to each other in a cycle keep each other alive, as in the reference library.
+    /// a freed object in global heaps, and, in a file modified in place, the structures
+    /// [`FileWriter::open_rw`] lists as not reused. Groups that link to each other in a
+    /// cycle keep each other alive, as in the reference library. Object references to a
+    /// freed object dangle (as in the reference library); its space may hold another
+    /// object later.
     ///
     /// Errors: [`ErrorKind::NotFound`](super::ErrorKind::NotFound) when there is no such link (or a group on the way
     /// is missing), [`ErrorKind::Unsupported`](super::ErrorKind::Unsupported) when an object whose reference count would
@@ -275,7 +276,17 @@ impl FileWriter {
             let at = self.address(tg)?;
             self.headers_first.insert(at);
         }
-        if let LinkSpec::Hard(_) = link {
+        if let LinkSpec::Hard(id) = link {
+            if self.kind(id)? != super::ObjectKind::Group {
+                // (The path is the model's only: nothing of the object is rewritten.)
+                if let Some(o) = self.objects.get_mut(id.0) {
+                    if o.path == old {
+                        o.path = new;
+                    }
+                }
+                return Ok(());
+            }
+            // A group: the objects created under it too.
             let under = format!("{old}/");
             for o in self.objects.iter_mut().filter(|o| !o.freed) {
                 if o.path == old {

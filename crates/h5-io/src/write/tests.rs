@@ -209,3 +209,51 @@ fn symbol_table_nodes_hold_sorted_names_and_the_btree_keys_bound_them() {
     sorted.sort();
     assert_eq!(all, sorted);
 }
+
+/// A file h5py wrote, every link of its root removed in place: the space of everything
+/// below the root (headers, raw data, chunks, symbol tables, dense link and attribute
+/// storage, version 1 and 2 B-trees, fixed arrays) is free after a flush.
+#[test]
+fn freeing_everything_of_an_h5py_file_frees_its_space() {
+    const MAKE: &str = r#"
+import sys, h5py, numpy as np
+path, libver = sys.argv[1], sys.argv[2]
+f = h5py.File(path, 'w', libver=libver)
+many = f.create_group('many')
+for i in range(20):
+    many.create_dataset('d%02d' % i, data=np.array([i], dtype='<i4'))
+a = f.create_dataset('attrs', data=np.zeros(2, dtype='<i4'))
+for i in range(12):
+    a.attrs['a%02d' % i] = i
+f.create_dataset('fa', data=np.arange(64, dtype='<i4'), chunks=(8,))
+f.create_dataset('bt2', data=np.arange(64, dtype='<i4').reshape(8, 8), chunks=(2, 2),
+                 maxshape=(None, None))
+f.create_dataset('contig', data=np.arange(1000, dtype='<i4'))
+f.create_group('sub/deeper').create_dataset('x', data=np.arange(3, dtype='<i4'))
+f.close()
+"#;
+    let Some(exe) = h5_oracle::require("h5py", h5_oracle::h5py()) else {
+        return;
+    };
+    for libver in ["earliest", "latest"] {
+        let p = tmp(&format!("free-everything-{libver}.h5"));
+        h5_oracle::run(&exe, &["-c", MAKE, p.to_str().unwrap(), libver], b"").unwrap();
+        let mut w = FileWriter::open_rw(&p).unwrap();
+        let root = w.root();
+        for name in w.link_names(root).unwrap() {
+            w.unlink(root, &name).unwrap();
+        }
+        w.flush().unwrap();
+        let eoa = w.eoa_now();
+        let free = w.space.free_bytes();
+        let root_addr = w.address(root).unwrap();
+        // What is in use: the superblock, the root group's header (and, in the compatible
+        // format, its new symbol table), and what h5py left unused in the file.
+        let used = eoa - free;
+        eprintln!("{libver}: {used} of {eoa} bytes in use after freeing (root at {root_addr:#x})");
+        assert!(used < 2400, "{libver}: {used} of {eoa} bytes still in use");
+        w.close().unwrap();
+        let report = h5_format::walk::walk(&std::fs::read(&p).unwrap());
+        assert!(report.is_sound(), "{:?}", report.problems);
+    }
+}
