@@ -6,6 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
+use h5_io::link::LinkStorage;
 use h5_io::selection::Dataspace;
 use h5_io::write::{
     DatasetSpec, ErrorKind, FileFormat, FileWriter, GroupOptions, LinkSpec, ObjId, StorageSpec,
@@ -121,6 +122,12 @@ fn data(v: &[i32]) -> Value {
 /// The group `name` of a view.
 fn sub<'a>(v: &'a Value, name: &str) -> &'a Value {
     &v["group"][name]
+}
+
+/// How the group at `path` keeps its links, as the reader finds it.
+fn storage(file: &Path, path: &str) -> LinkStorage {
+    let f = h5_io::file::File::open(file).unwrap();
+    f.group(path).unwrap().storage().unwrap()
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -240,13 +247,39 @@ fn links_case(format: FileFormat, kind: Kind) {
     w.flush().unwrap();
     check(&p);
 
+    let dense_kind = match (format, kind) {
+        (_, Kind::Small) | (FileFormat::Compatible, Kind::Big) => None,
+        _ => Some(LinkStorage::Dense),
+    };
+    if let Some(d) = dense_kind {
+        assert_eq!(storage(&p, "/g"), d);
+    }
+    // Down to seven links: still dense (the reference library's "min dense" is six).
+    let victims: Vec<String> = expect_g
+        .iter()
+        .skip(3)
+        .filter(|s| *s != "r01")
+        .cloned()
+        .collect();
+    let (first, rest) = victims.split_at(victims.len().saturating_sub(3));
+    for name in first {
+        w.unlink(g, name).unwrap();
+    }
+    w.flush().unwrap();
+    if let Some(d) = dense_kind {
+        assert_eq!(w.link_names(g).unwrap().len(), 7);
+        assert_eq!(storage(&p, "/g"), d);
+    }
     // Down to a few links: dense storage goes back to link messages.
-    for name in expect_g.iter().skip(3).filter(|s| *s != "r01") {
+    for name in rest {
         w.unlink(g, name).unwrap();
     }
     let left = w.link_names(g).unwrap();
     w.close().unwrap();
     check(&p);
+    if dense_kind.is_some() {
+        assert_eq!(storage(&p, "/g"), LinkStorage::Compact);
+    }
 
     let Some(v) = h5py_view(&p, "/") else {
         return;
