@@ -2,7 +2,8 @@
 //! datatype, attribute and link, with the data unchanged (raw bytes in the file datatype,
 //! variable-length values moved to the new global heap, references pointing to the new
 //! addresses). `h5 repack` is built on it, and so is [`FileWriter::open_rw`], which loads an
-//! existing file into the writer's model this way.
+//! existing file into the writer's model this way. The same copier copies one object and
+//! what it reaches into a group of the writer ([`FileWriter::copy_object`], `H5Ocopy`).
 //!
 //! The copy goes in passes, so that every object has its new address before anything refers
 //! to it: groups (breadth first from the root), then committed datatypes, then datasets (their
