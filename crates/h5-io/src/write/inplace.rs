@@ -243,6 +243,28 @@ impl FileWriter {
                 self.objects[i].refcount = disk.saturating_sub(extra);
             }
         }
+        // A stored count below the hard links (and sharing datasets) the file has would let
+        // removing one link free an object still in use: the count is at least those.
+        let mut floor: HashMap<usize, u32> = HashMap::new();
+        for o in &self.objects {
+            if let Body::Group(g) = &o.body {
+                for l in g.links.values() {
+                    if let LinkSpec::Hard(c) = l {
+                        *floor.entry(c.0).or_default() += 1;
+                    }
+                }
+            }
+        }
+        for i in 0..self.objects.len() {
+            if let Some(t) = self.loaded_shared_type(ObjId(i)) {
+                *floor.entry(t.0).or_default() += 1;
+            }
+        }
+        for (i, n) in floor {
+            if let Some(o) = self.objects.get_mut(i) {
+                o.refcount = o.refcount.max(n);
+            }
+        }
         Ok(())
     }
 
