@@ -503,6 +503,10 @@ fn h5py_files_modified_in_place() {
         // A group with a chunked dataset (a symbol table and a version 1 B-tree chunk
         // index in the compatible format) goes with everything in it.
         w.unlink(root, "/doomed").unwrap();
+        // A committed datatype a dataset shares lives on without its link.
+        let t = w.open(root, "/src/t").unwrap();
+        w.unlink(root, "/src/t").unwrap();
+        assert!(w.address(t).is_ok());
         let attrs = w.open(root, "/attrs").unwrap();
         for i in 0..9 {
             w.delete_attribute(attrs, &format!("a{i:02}")).unwrap();
@@ -530,6 +534,9 @@ fn h5py_files_modified_in_place() {
         assert!(src["group"].get("ext").is_none());
         assert!(src["group"].get("a").is_none());
         assert!(v["group"].get("doomed").is_none());
+        assert!(src["group"].get("t").is_none());
+        assert_eq!(src["group"]["typed"]["data"], json!([0, 1, 2, 3]));
+        assert_eq!(src["group"]["typed"]["dtype"], json!("int16"));
         assert_eq!(src["group"]["refs"]["data"], json!(["ref", "ref"]));
         let many: Vec<&String> = sub(&v, "many")["group"]
             .as_object()
