@@ -1,5 +1,5 @@
 //! The extents of the structures a file modified in place holds on disk (symbol tables,
-//! version 1 and 2 B-trees, fractal heaps, fixed arrays), read with h5-format's parsers, so
+//! version 1 and 2 B-trees, fractal heaps, fixed and extensible arrays), read with h5-format's parsers, so
 //! that the writer retires them when it rebuilds or frees what they belong to (see
 //! [`FileWriter::open_rw`]).
 //!
@@ -12,12 +12,13 @@ use std::collections::HashSet;
 
 use h5_format::btree::v1::{self as bt1, NodeType};
 use h5_format::btree::v2 as bt2;
+use h5_format::chunk_index::extensible_array::{ExtensibleArrayHeader, IndexBlock, SecondaryBlock};
 use h5_format::chunk_index::fixed_array::FixedArrayHeader;
 use h5_format::free_space::FreeSpaceHeader;
 use h5_format::heap::fractal::{Child, FractalHeapHeader, IndirectBlock};
 use h5_format::heap::local::LocalHeap;
 use h5_format::symbol_table::SymbolTableNode;
-use h5_format::Cursor;
+use h5_format::{Cursor, Writer};
 
 use super::file::{FileWriter, CHUNK_K, GROUP_INTERNAL_K, GROUP_LEAF_K};
 use super::{bail, ensure, Result};
@@ -207,6 +208,86 @@ impl FileWriter {
         if !h.data_block.is_undef() {
             out.add(h.data_block.0, h.data_block_prefix_size(sizes) as u64)?;
         }
+        Ok(())
+    }
+
+    /// An extensible array chunk index: its header, index block, secondary blocks and data
+    /// blocks (their sizes checked against the totals the header keeps).
+    pub(crate) fn extensible_array_extents(&self, addr: u64, out: &mut Extents) -> Result<()> {
+        let sizes = self.sizes;
+        let len = ExtensibleArrayHeader::encoded_size(sizes) as u64;
+        let bytes = self.get(addr, len)?;
+        let h = ExtensibleArrayHeader::parse(&mut Cursor::new(&bytes, addr, sizes))?;
+        out.add(addr, len)?;
+        if h.index_block.is_undef() {
+            return Ok(());
+        }
+        let g = h.geometry()?;
+        let esize = u64::from(h.element_size);
+        // A data block of super block `s`: its prefix (with the elements when not paged,
+        // and the checksum), then its pages, each with a checksum.
+        let data_block = |s: usize| -> Option<u64> {
+            let sb = g.super_blocks.get(s)?;
+            let prefix = 6 + u64::from(sizes.offset) + g.offset_size as u64 + 4;
+            let pages = g.pages_per_data_block(s);
+            Some(if pages > 0 {
+                prefix + pages * (g.page_elements * esize + 4)
+            } else {
+                prefix + sb.data_block_elements * esize
+            })
+        };
+        let at = h.index_block.0;
+        let bytes = self.bytes_upto(at, 1 << 16)?;
+        let ib = IndexBlock::parse(&mut Cursor::new(&bytes, at, sizes), &h)?;
+        let mut w = Writer::new(sizes);
+        ib.encode(&mut w, &h);
+        out.add(at, w.len() as u64)?;
+        let (mut data_total, mut secondary_total) = (0u64, 0u64);
+        for (i, d) in ib.data_blocks.iter().enumerate() {
+            if d.is_undef() {
+                continue;
+            }
+            let s = g
+                .super_blocks
+                .iter()
+                .position(|sb| {
+                    (i as u64) >= sb.start_data_block
+                        && (i as u64) < sb.start_data_block + sb.data_blocks
+                })
+                .and_then(data_block);
+            let Some(len) = s else {
+                bail!(Format, "extensible array data block {i} of no super block");
+            };
+            out.add(d.0, len)?;
+            data_total += len;
+        }
+        for (j, sec) in ib.secondary_blocks.iter().enumerate() {
+            if sec.is_undef() {
+                continue;
+            }
+            let s = g.index_block_super_blocks + j;
+            let bytes = self.bytes_upto(sec.0, 1 << 16)?;
+            let sb = SecondaryBlock::parse(&mut Cursor::new(&bytes, sec.0, sizes), &h, s)?;
+            let mut w = Writer::new(sizes);
+            sb.encode(&mut w, &h);
+            out.add(sec.0, w.len() as u64)?;
+            secondary_total += w.len() as u64;
+            let Some(len) = data_block(s) else {
+                bail!(Format, "extensible array super block {s}");
+            };
+            for d in sb.data_blocks.iter().filter(|d| !d.is_undef()) {
+                out.add(d.0, len)?;
+                data_total += len;
+            }
+        }
+        ensure!(
+            data_total == h.data_blocks_size && secondary_total == h.secondary_blocks_size,
+            Format,
+            "extensible array blocks of {data_total} and {secondary_total} bytes where the \
+             header counts {} and {}",
+            h.data_blocks_size,
+            h.secondary_blocks_size
+        );
         Ok(())
     }
 }

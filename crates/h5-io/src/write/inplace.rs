@@ -497,9 +497,9 @@ impl FileWriter {
 
     /// The blocks of the structures a loaded object's header points to, as far as this
     /// writer rebuilds them: for what the body points to (a group's symbol table or dense
-    /// link storage, a dataset's version 1 B-tree, fixed array or version 2 B-tree chunk
-    /// index) and for dense attribute storage. Each is all or nothing (see the `extents`
-    /// module); extensible array chunk indexes are not listed, their space is not reused.
+    /// link storage, a dataset's version 1 B-tree, fixed array, extensible array or version 2
+    /// B-tree chunk index) and for dense attribute storage. Each is all or nothing (see the
+    /// `extents` module).
     fn loaded_structures(&self, id: ObjId) -> (Blocks, Blocks) {
         use super::extents::Extents;
         use h5_format::btree::v1::NodeType;
@@ -550,6 +550,9 @@ impl FileWriter {
                             }
                             Some(ChunkIndex::BTreeV2 { .. }) => {
                                 self.btree2_extents(address.0, &mut body)
+                            }
+                            Some(ChunkIndex::ExtensibleArray { .. }) => {
+                                self.extensible_array_extents(address.0, &mut body)
                             }
                             _ => Ok(()),
                         }
