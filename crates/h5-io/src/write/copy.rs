@@ -763,8 +763,10 @@ impl FileWriter {
     /// become null references across files. `src_path` may cross soft and external links
     /// (the copy is then from the file the path ends in).
     ///
-    /// Refused (nothing copied, the writer as before): `name` existing, a source of unknown
-    /// kind, a virtual dataset or raw data in external files somewhere in the copy.
+    /// Refused: `name` existing, a source of unknown kind (nothing copied), a virtual
+    /// dataset or raw data in external files somewhere in the copy, a read error (what was
+    /// copied so far is unlinked again and freed; committed datatypes copied as anonymous
+    /// ones stay, unlinked, in the file).
     pub fn copy_object(
         &mut self,
         src: &File,
