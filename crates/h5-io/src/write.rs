@@ -36,6 +36,12 @@
 //! when the file is rewritten whole instead), and [`copy_file`] copies everything the
 //! reader opened into a writer (what `h5 repack` and [`FileWriter::open_rewritten`] do).
 //!
+//! Object management ([`FileWriter::unlink`], [`FileWriter::rename`],
+//! [`FileWriter::delete_attribute`], [`FileWriter::rename_attribute`],
+//! [`FileWriter::copy_object`], [`FileWriter::object_at`]): links are removed and moved in
+//! the model, and an object whose last hard link goes is freed with what it holds, its space
+//! reused by later writes once a flush has stopped referencing it (see the `manage` module).
+//!
 //! The API works with object ids ([`ObjId`]); the `h5` crate wraps them in handles.
 
 mod attribute;
@@ -43,11 +49,13 @@ mod btree2;
 mod chunk_index;
 mod copy;
 mod dataset;
+mod extents;
 mod file;
 mod group;
 mod heap;
 mod inplace;
 mod io;
+mod manage;
 mod reference;
 mod space;
 mod value;

@@ -37,6 +37,11 @@ pub(crate) struct Attr {
     pub(crate) crt_idx: u16,
 }
 
+/// Fewest attributes an object in dense attribute storage keeps there when attributes are
+/// deleted (the reference library's default "min dense"); with fewer they go back to the
+/// header.
+const MIN_DENSE_ATTRS: usize = 6;
+
 /// The reference library's creation index of attributes of objects that do not track
 /// creation order (`H5O_MAX_CRT_ORDER_IDX`), as stored in dense storage's name index.
 const UNTRACKED_CRT_IDX: u16 = u16::MAX;
@@ -387,11 +392,10 @@ impl FileWriter {
         // Compact (or version 1) storage: dense storage built earlier is retired.
         let compact = |w: &mut FileWriter| -> Result<()> {
             let o = w.object_mut(id)?;
-            let had = o.dense_attrs.take().is_some();
+            o.dense_attrs.take();
             o.attrs_dirty = false;
-            if had {
-                w.drop_structure((id.0, 1));
-            }
+            // Dense storage built earlier, or read from the file modified in place.
+            w.drop_structure((id.0, 1));
             Ok(())
         };
         if v1 {
@@ -404,7 +408,13 @@ impl FileWriter {
             big |= bytes.len() > 0xffff - 64;
             encoded.push((a.name.clone(), a.crt_idx, bytes));
         }
-        if encoded.len() <= MAX_COMPACT_ATTRS && !big {
+        // Back from dense storage only below "min dense", as the reference library does
+        // when attributes are deleted.
+        let was_dense = self.object(id)?.dense_attrs.is_some();
+        if encoded.len() <= MAX_COMPACT_ATTRS
+            && !big
+            && !(was_dense && encoded.len() >= MIN_DENSE_ATTRS)
+        {
             return compact(self);
         }
         // Dense storage goes to new space; the previous build's blocks are retired.

@@ -2,7 +2,8 @@
 //! datatype, attribute and link, with the data unchanged (raw bytes in the file datatype,
 //! variable-length values moved to the new global heap, references pointing to the new
 //! addresses). `h5 repack` is built on it, and so is [`FileWriter::open_rw`], which loads an
-//! existing file into the writer's model this way.
+//! existing file into the writer's model this way. The same copier copies one object and
+//! what it reaches into a group of the writer ([`FileWriter::copy_object`], `H5Ocopy`).
 //!
 //! The copy goes in passes, so that every object has its new address before anything refers
 //! to it: groups (breadth first from the root), then committed datatypes, then datasets (their
@@ -24,7 +25,7 @@ use h5_types::{Datatype, ReferenceKind};
 use super::dataset::{AllocTime, DatasetSpec, StorageSpec};
 use super::file::{FileFormat, FileWriter, ObjId};
 use super::group::{CreationOrder, GroupOptions, LinkSpec};
-use super::{bail, Error, ErrorKind, Result};
+use super::{bail, ensure, Error, ErrorKind, Result};
 use crate::dataset::{self as rd, Dataset};
 use crate::file::File;
 use crate::group::Location;
@@ -83,20 +84,18 @@ struct Found {
 
 /// Copy every object of `src` into `w` (whose root group is `src`'s root group).
 pub fn copy_file(src: &File, w: &mut FileWriter, opts: &CopyOptions<'_>) -> Result<CopyReport> {
-    Copier {
-        src,
-        w,
-        map: HashMap::new(),
-        anonymous: Vec::new(),
-        strict: opts.strict,
-        max_read: if opts.max_read == 0 {
-            DEFAULT_MAX_READ
-        } else {
-            opts.max_read
-        },
-        report: CopyReport::default(),
-    }
-    .run(opts)
+    Copier::new(src, w, opts, Outside::Report).run(opts)
+}
+
+/// What a copy does with an object reference to an object it does not copy.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Outside {
+    /// Fail when strict, otherwise a null reference listed in the report.
+    Report,
+    /// The same reference (a copy within one file: the object is still there).
+    Keep,
+    /// A null reference (a copy of part of a file into another file).
+    Null,
 }
 
 struct Copier<'s, 'w> {
@@ -109,6 +108,9 @@ struct Copier<'s, 'w> {
     strict: bool,
     max_read: u64,
     report: CopyReport,
+    /// The group the top object of a copy of one object goes to ([`FileWriter::copy_object`]).
+    top_parent: Option<ObjId>,
+    outside: Outside,
 }
 
 fn rerr(e: crate::Error) -> Error {
@@ -176,6 +178,26 @@ fn has_reference(dt: &Datatype) -> bool {
     }
 }
 
+impl<'s, 'w> Copier<'s, 'w> {
+    fn new(src: &'s File, w: &'w mut FileWriter, opts: &CopyOptions<'_>, outside: Outside) -> Self {
+        Copier {
+            src,
+            w,
+            map: HashMap::new(),
+            anonymous: Vec::new(),
+            strict: opts.strict,
+            max_read: if opts.max_read == 0 {
+                DEFAULT_MAX_READ
+            } else {
+                opts.max_read
+            },
+            report: CopyReport::default(),
+            top_parent: None,
+            outside,
+        }
+    }
+}
+
 impl Copier<'_, '_> {
     fn run(mut self, opts: &CopyOptions<'_>) -> Result<CopyReport> {
         let root = self.src.root_address();
@@ -186,22 +208,42 @@ impl Copier<'_, '_> {
         let r = self.w.root();
         self.w.set_link_order(r, o.link_order)?;
         self.w.set_attribute_order(r, o.attr_order)?;
+        let top = Found {
+            kind: ObjectKind::Group,
+            path: "/".into(),
+            parent: Addr::UNDEF,
+            name: String::new(),
+        };
+        self.copy_tree(root, top, false, opts)?;
+        Ok(self.report)
+    }
+
+    /// Copy the object at `addr` of the source (a group, dataset or committed datatype, the
+    /// `top` of what is copied) and everything it reaches; `create_top`: it is created
+    /// (named by `top`, in [`Copier::top_parent`]), otherwise it exists already (the root
+    /// group of a whole-file copy).
+    fn copy_tree(
+        &mut self,
+        addr: Addr,
+        top: Found,
+        create_top: bool,
+        opts: &CopyOptions<'_>,
+    ) -> Result<()> {
+        let root = addr;
         // Creation indexes of the source's links: (group, name, index).
         let mut corders: Vec<(Addr, String, u64)> = Vec::new();
         // Discover every object reachable by hard links, breadth first, and every link.
         let mut found: BTreeMap<u64, Found> = BTreeMap::new();
         let mut order: Vec<u64> = Vec::new();
         let mut links: Vec<(Addr, String, String, LinkTarget)> = Vec::new();
-        let mut queue = VecDeque::from([(root, "/".to_owned())]);
-        found.insert(
-            root.0,
-            Found {
-                kind: ObjectKind::Group,
-                path: "/".into(),
-                parent: Addr::UNDEF,
-                name: String::new(),
-            },
-        );
+        let mut queue = VecDeque::new();
+        if top.kind == ObjectKind::Group {
+            queue.push_back((root, top.path.clone()));
+        }
+        if create_top {
+            order.push(root.0);
+        }
+        found.insert(root.0, top);
         while let Some((addr, path)) = queue.pop_front() {
             let g = crate::group::Group::at(Location {
                 file: self.src.clone(),
@@ -296,7 +338,7 @@ impl Copier<'_, '_> {
             }
         }
         // Pass 5: attributes of every object, then raw data.
-        let mut all = vec![root.0];
+        let mut all = if create_top { Vec::new() } else { vec![root.0] };
         all.extend(order.iter().copied());
         for &a in &all {
             let path = found[&a].path.clone();
@@ -319,10 +361,13 @@ impl Copier<'_, '_> {
                     .map_err(|e| e.at_path(&path))?;
             }
         }
-        Ok(self.report)
+        Ok(())
     }
 
     fn id_of(&self, addr: Addr) -> Result<ObjId> {
+        if let (true, Some(p)) = (addr.is_undef(), self.top_parent) {
+            return Ok(p);
+        }
         self.map.get(&addr.0).copied().ok_or_else(|| {
             Error::new(
                 ErrorKind::NotFound,
@@ -611,6 +656,13 @@ impl Copier<'_, '_> {
                     } else {
                         match self.map.get(&old.0) {
                             Some(&id) => self.w.address(id)?,
+                            // An object outside what is copied.
+                            None if self.outside == Outside::Keep
+                                && self.w.object_at(old.0).is_some() =>
+                            {
+                                old.0
+                            }
+                            None if self.outside == Outside::Null => 0,
                             // An object no link reaches was not copied.
                             None if self.strict => bail!(
                                 Unsupported,
@@ -644,7 +696,17 @@ impl Copier<'_, '_> {
                             "a region reference to something other than a region"
                         );
                     };
-                    let id = self.id_of(dataset.addr)?;
+                    let id = match self.map.get(&dataset.addr.0) {
+                        Some(&id) => id,
+                        None => match (self.outside, self.w.object_at(dataset.addr.0)) {
+                            (Outside::Keep, Some(id)) => id,
+                            (Outside::Null, _) => {
+                                el.fill(0);
+                                return Ok(());
+                            }
+                            _ => self.id_of(dataset.addr)?,
+                        },
+                    };
                     let new = self.w.region_reference(id, &selection)?;
                     if el.len() != new.len() {
                         bail!(Unsupported, "region references of {} bytes", el.len());
@@ -683,6 +745,115 @@ impl Copier<'_, '_> {
 }
 
 impl FileWriter {
+    /// Copy the object at `src_path` of the file `src` (a group with everything it reaches,
+    /// a dataset or a committed datatype, with their attributes) to `name` in `dst_group`,
+    /// as `H5Ocopy` does with its default options; returns the new object. Within this
+    /// file or from another: `src` is a reader, so a copy from this file copies what the
+    /// file on disk holds (what the last flush wrote: [`FileWriter::copy_within`] flushes
+    /// first).
+    ///
+    /// Everything the source object reaches by hard links is copied once (a hard link
+    /// inside it to an object outside is a copy of that object, at the first path the walk
+    /// reaches it), soft, external and user-defined links as they are; committed datatypes
+    /// the copied datasets and attributes share are copied with them (as anonymous ones
+    /// when no copied link reaches them). The data is copied unchanged; variable-length
+    /// values go to this file's global heap. Object and region references to copied objects
+    /// point to their copies; to other objects they stay as they are within one file and
+    /// become null references across files. `src_path` may cross soft and external links
+    /// (the copy is then from the file the path ends in).
+    ///
+    /// Refused: `name` existing, a source of unknown kind (nothing copied), a virtual
+    /// dataset or raw data in external files somewhere in the copy, a read error (what was
+    /// copied so far is unlinked again and freed; committed datatypes copied as anonymous
+    /// ones stay, unlinked, in the file).
+    pub fn copy_object(
+        &mut self,
+        src: &File,
+        src_path: &str,
+        dst_group: ObjId,
+        name: &str,
+    ) -> Result<ObjId> {
+        self.group(dst_group)?;
+        let dst_path = self.object_path(dst_group)?.to_owned();
+        ensure!(
+            !self.exists(dst_group, name),
+            AlreadyExists,
+            "{dst_path}: {name:?} already exists"
+        );
+        let loc = src
+            .locate(src_path)
+            .map_err(|e| rerr(e).at_path(src_path))?;
+        let obj = loc
+            .file
+            .object(loc.addr)
+            .map_err(|e| rerr(e).at_path(src_path))?;
+        let kind = obj.kind();
+        if kind == ObjectKind::Unknown {
+            bail!(Unsupported, "{src_path}: an object of unknown kind");
+        }
+        let outside = if self.is_file(&loc.file) {
+            Outside::Keep
+        } else {
+            Outside::Null
+        };
+        let opts = CopyOptions {
+            dataset_hook: None,
+            strict: true,
+            max_read: 0,
+        };
+        let top = Found {
+            kind,
+            path: loc.path.clone(),
+            parent: Addr::UNDEF,
+            name: name.to_owned(),
+        };
+        let r = {
+            let mut c = Copier::new(&loc.file, self, &opts, outside);
+            c.top_parent = Some(dst_group);
+            c.copy_tree(loc.addr, top, true, &opts)
+                .and_then(|()| c.id_of(loc.addr))
+        };
+        if r.is_err() && self.exists(dst_group, name) {
+            // What was copied goes again.
+            let _ = self.unlink(dst_group, name);
+        }
+        r
+    }
+
+    /// Copy the object at `src_path` (relative to `base`, or absolute) of this file to
+    /// `name` in `dst_group`, objects created or changed since the last flush included:
+    /// the writer flushes, then copies from a reader of the file it just wrote with
+    /// [`FileWriter::copy_object`] (objects keep their addresses at a flush, so the reader's
+    /// view is the writer's).
+    pub fn copy_within(
+        &mut self,
+        base: ObjId,
+        src_path: &str,
+        dst_group: ObjId,
+        name: &str,
+    ) -> Result<ObjId> {
+        let full = self.full_path(base, src_path)?;
+        self.open(self.root(), &full)
+            .map_err(|e| e.at_path(src_path))?;
+        self.flush()?;
+        let src = File::open(self.path()).map_err(|e| {
+            Error::new(
+                ErrorKind::Io,
+                format!("cannot read {} back: {e}", self.path().display()),
+            )
+        })?;
+        self.copy_object(&src, &full, dst_group, name)
+    }
+
+    /// Whether the reader `f` reads the file this writer writes.
+    fn is_file(&self, f: &File) -> bool {
+        let canon = |p: &Path| std::fs::canonicalize(p).ok();
+        match (f.path().and_then(canon), canon(self.path())) {
+            (Some(a), Some(b)) => a == b,
+            _ => false,
+        }
+    }
+
     /// Open an existing file for writing, whatever format it uses (files the reference
     /// library wrote in either format, and ours), modifying it where it is.
     ///
@@ -701,15 +872,23 @@ impl FileWriter {
     /// Supported changes: new groups, datasets, committed datatypes, attributes and links
     /// anywhere; writes into datasets of every layout (contiguous and compact in place,
     /// chunks copied on write, new chunks appended); resizes within the maximum dimensions;
-    /// attributes overwritten. Refused with an error (the file stays valid and unchanged by
+    /// attributes overwritten; links removed and moved, objects freed, attributes deleted
+    /// and renamed, objects copied (see [`FileWriter::unlink`], [`FileWriter::rename`],
+    /// [`FileWriter::delete_attribute`], [`FileWriter::copy_within`]). Refused with an
+    /// error (the file stays valid and unchanged by
     /// the refused call): any change of a virtual dataset, of a dataset with raw data in
     /// external files or with unfiltered partial edge chunks. Link and attribute creation
     /// order, where the file tracks it, is kept: new links and attributes get the next
     /// creation indexes.
     ///
-    /// Space of the file's original structures that a change replaces is not reused
-    /// (continuation chunks of rewritten headers excepted); space this writer's own
-    /// structures leave is. Opening reads every object's header and attributes (not the
+    /// Space of the file's original structures that a change replaces is reused once a
+    /// flush no longer references it, as the space this writer's own structures leave:
+    /// continuation chunks of rewritten headers, symbol tables, dense link and attribute
+    /// storage (fractal heaps with their free-space managers, version 2 B-trees), version 1
+    /// B-tree, version 2 B-tree and fixed array chunk indexes, and the headers, raw data and
+    /// chunks of objects freed by [`FileWriter::unlink`]. Not reused (left in the file,
+    /// unreferenced): extensible array chunk indexes, paged fixed arrays, fractal heaps with
+    /// huge objects or filters, variable-length values in global heaps. Opening reads every object's header and attributes (not the
     /// raw data), so it costs time and memory in proportion to the file's metadata.
     ///
     /// Files whose layout this writer cannot extend in place (sizes of offsets or lengths

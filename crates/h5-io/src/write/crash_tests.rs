@@ -430,3 +430,128 @@ fn in_place_flush_prefixes_are_readable_compatible() {
 fn in_place_flush_prefixes_are_readable_latest() {
     inplace_prefixes("latest");
 }
+
+/// Object management between flushes: links removed (objects freed, their space reused by
+/// what comes next) and moved, attributes deleted and renamed, a group copied within the
+/// file; on a file this writer made (phase 0 of [`phase`]).
+fn manage_phase(w: &mut FileWriter, k: usize) -> Result<()> {
+    let root = w.root();
+    match k {
+        0 => return phase(w, 0),
+        1 => {
+            w.unlink(root, "g/fixed")?;
+            w.rename(root, "contig", "g/contig2")?;
+            for i in 3..8 {
+                w.unlink(root, &format!("many/m{i:02}"))?;
+            }
+            w.delete_attribute(root, "a1")?;
+            w.rename_attribute(root, "a0", "first")?;
+            dataset(
+                w,
+                "g/again",
+                Dataspace::simple(&[16])?,
+                StorageSpec::Chunked(vec![4]),
+                900..916,
+            )?;
+        }
+        2 => {
+            // (flushes, then copies)
+            w.copy_within(root, "g", root, "gcopy")?;
+            w.unlink(root, "g/chunk")?;
+            w.create_group(root, "h")?;
+            w.rename(root, "many", "h/many")?;
+        }
+        _ => {
+            w.unlink(root, "gcopy")?;
+            let c = w.open(root, "g/contig2")?;
+            attr(w, c, "x", &[1, 2])?;
+            dataset(
+                w,
+                "d",
+                Dataspace::simple(&[8])?,
+                StorageSpec::Contiguous,
+                50..58,
+            )?;
+        }
+    }
+    w.flush()
+}
+
+#[test]
+fn object_management_flush_prefixes_are_readable() {
+    for format in [FileFormat::Compatible, FileFormat::Latest] {
+        let open = |p: &Path| {
+            let mut w = FileWriter::create(p, format).unwrap();
+            manage_phase(&mut w, 0).unwrap();
+            w
+        };
+        let script = Script {
+            open: &open,
+            phase: &manage_phase,
+            phases: PHASES,
+        };
+        every_prefix_of_writes_leaves_a_readable_file(&format!("manage-{format:?}"), &script);
+    }
+}
+
+/// Object management on a file h5py wrote ([`MAKE`]), opened in place (the objects its
+/// references point to stay).
+fn inplace_manage_phase(w: &mut FileWriter, k: usize) -> Result<()> {
+    let root = w.root();
+    match k {
+        1 => {
+            w.unlink(root, "contig")?;
+            w.rename(root, "g/chunk", "moved")?;
+            for i in 0..5 {
+                w.unlink(root, &format!("many/m{i:02}"))?;
+            }
+            let a = w.open(root, "attrs")?;
+            for i in 0..6 {
+                w.delete_attribute(a, &format!("b{i}"))?;
+            }
+            w.rename_attribute(a, "b9", "nine")?;
+            dataset(
+                w,
+                "again",
+                Dataspace::simple(&[8])?,
+                StorageSpec::Contiguous,
+                10..18,
+            )?;
+        }
+        2 => {
+            w.copy_within(root, "g", root, "gcopy")?;
+            w.delete_attribute(root, "a0")?;
+            w.rename(root, "many", "g/many")?;
+        }
+        _ => {
+            w.unlink(root, "gcopy")?;
+            w.unlink(root, "moved")?;
+            write_part(w, "g/fixed", &[0], &[4], 70)?;
+        }
+    }
+    w.flush()
+}
+
+fn inplace_manage_prefixes(libver: &str) {
+    let original = tmp(&format!("h5py-manage-{libver}.h5"));
+    let Some(exe) = h5_oracle::require("h5py", h5_oracle::h5py()) else {
+        return;
+    };
+    h5_oracle::run(&exe, &["-c", MAKE, original.to_str().unwrap(), libver], b"").unwrap();
+    let open = |p: &Path| {
+        std::fs::copy(&original, p).unwrap();
+        FileWriter::open_rw(p).unwrap()
+    };
+    let script = Script {
+        open: &open,
+        phase: &inplace_manage_phase,
+        phases: 4,
+    };
+    every_prefix_of_writes_leaves_a_readable_file(&format!("inplace-manage-{libver}"), &script);
+}
+
+#[test]
+fn in_place_object_management_flush_prefixes_are_readable() {
+    inplace_manage_prefixes("earliest");
+    inplace_manage_prefixes("latest");
+}

@@ -710,7 +710,7 @@ impl FileWriter {
             Storage::Contiguous(addr) => {
                 if addr.is_none() {
                     let size = (n * fill.len()) as u64;
-                    let a = self.alloc_raw(size);
+                    let a = self.alloc_zeroed(size, zero)?;
                     // Unwritten space reads as zeros: only a non-zero fill value is written,
                     // a piece at a time.
                     if !zero {
@@ -755,7 +755,7 @@ impl FileWriter {
                         };
                         e.repeat(Dataset::chunk_elems(cd))
                     };
-                    let base = self.alloc_raw(cb * total);
+                    let base = self.alloc_written(cb * total);
                     let mut coords = vec![0u64; grid.len()];
                     for i in 0..total {
                         let addr = base + i * cb;
@@ -1537,6 +1537,35 @@ impl Dataset {
         match &self.storage {
             Storage::Chunked { dims, root, .. } => Some((dims, *root)),
             _ => None,
+        }
+    }
+
+    /// The raw data blocks the dataset owns (contiguous storage, its chunks, or the one
+    /// block of an implicit index's chunks), as (address, length): what freeing it returns.
+    pub(crate) fn storage_blocks(&self) -> Vec<(u64, u64)> {
+        match &self.storage {
+            Storage::Compact(_) | Storage::Contiguous(None) => Vec::new(),
+            Storage::Contiguous(Some(a)) => vec![(*a, npoints(&self.space) * self.elem() as u64)],
+            Storage::Chunked {
+                index: IndexKind::Implicit,
+                root: Some(base),
+                dims,
+                ..
+            } => {
+                // Every chunk up to the maximum dimensions, in one block.
+                let max = match &self.space {
+                    Dataspace::Simple { maxdims, .. } => maxdims.clone(),
+                    _ => Vec::new(),
+                };
+                let total: u64 = max
+                    .iter()
+                    .zip(dims)
+                    .map(|(&m, &c)| m.div_ceil(c.max(1)))
+                    .product();
+                let cb = Dataset::chunk_elems(dims) as u64 * self.elem() as u64;
+                vec![(*base, cb * total)]
+            }
+            Storage::Chunked { chunks, .. } => chunks.values().map(|l| (l.addr, l.cap)).collect(),
         }
     }
 

@@ -80,6 +80,9 @@ pub(crate) struct Object {
     pub(crate) attrs_dirty: bool,
     /// The object comment (`H5Oset_comment`), if any.
     pub(crate) comment: Option<Vec<u8>>,
+    /// Freed (its last hard link removed): its id names nothing any more, its space was
+    /// returned (see [`FileWriter::unlink`]).
+    pub(crate) freed: bool,
     pub(crate) body: Body,
 }
 
@@ -147,6 +150,11 @@ pub struct FileWriter {
     /// is allocated here too but written to the file at once, not kept in memory.
     eoa: u64,
     pub(crate) objects: Vec<Object>,
+    /// The live object whose header is at each address (see [`FileWriter::object_at`]).
+    pub(crate) by_addr: HashMap<u64, ObjId>,
+    /// Headers the next flush rewrites before the others: groups a link moved to (so that
+    /// a flush cut short leaves a moved object linked at both places, never at neither).
+    pub(crate) headers_first: std::collections::HashSet<u64>,
     pub(crate) gheap: GlobalHeap,
     superblock_len: u64,
     /// A file modified in place: what was read of it.
@@ -214,6 +222,8 @@ impl FileWriter {
             inplace_other: 0,
             eoa: superblock_len as u64,
             objects: Vec::new(),
+            by_addr: HashMap::new(),
+            headers_first: std::collections::HashSet::new(),
             gheap: GlobalHeap::default(),
             superblock_len: superblock_len as u64,
             inplace: None,
@@ -254,6 +264,8 @@ impl FileWriter {
             inplace_other: 0,
             eoa,
             objects: Vec::new(),
+            by_addr: HashMap::new(),
+            headers_first: std::collections::HashSet::new(),
             gheap: GlobalHeap::default(),
             superblock_len,
             inplace: None,
@@ -341,17 +353,20 @@ impl FileWriter {
     pub(crate) fn object(&self, id: ObjId) -> Result<&Object> {
         self.objects
             .get(id.0)
+            .filter(|o| !o.freed)
             .ok_or_else(|| Error::new(ErrorKind::NotFound, format!("no object {}", id.0)))
     }
 
     /// The object, to change it: an object of a file modified in place is adopted first
     /// (its header is written from then on).
     pub(crate) fn object_mut(&mut self, id: ObjId) -> Result<&mut Object> {
+        self.object(id)?;
         if self.is_pristine(id) {
             self.adopt(id)?;
         }
         self.objects
             .get_mut(id.0)
+            .filter(|o| !o.freed)
             .ok_or_else(|| Error::new(ErrorKind::NotFound, format!("no object {}", id.0)))
     }
 
@@ -359,7 +374,7 @@ impl FileWriter {
     /// at the end of the file; zeroed and kept in memory until flushed.
     pub(crate) fn alloc(&mut self, size: u64) -> u64 {
         let size = size.max(1);
-        let at = match self.space.take(size) {
+        let at = match self.take_free(size) {
             Some(at) => at,
             None => {
                 let at = align8(self.eoa);
@@ -387,10 +402,44 @@ impl FileWriter {
         at
     }
 
+    /// `size` bytes from the free list, if a range has room. A range a flush freed may end
+    /// in the alignment padding of the last block (past an end of allocation not yet
+    /// rounded up): the end moves to cover it.
+    fn take_free(&mut self, size: u64) -> Option<u64> {
+        let at = self.space.take(size)?;
+        self.eoa = self.eoa.max(at + align8(size.max(1)));
+        Some(at)
+    }
+
+    /// Reserve `size` bytes of raw data that read as zeros until written: space a completed
+    /// flush freed (zeroed first, when `zero`; otherwise the caller writes every byte), or at
+    /// the end of the file (zeros on disk).
+    pub(crate) fn alloc_zeroed(&mut self, size: u64, zero: bool) -> Result<u64> {
+        let Some(at) = self.take_free(size) else {
+            return Ok(self.alloc_raw(size));
+        };
+        self.allocated(at, size.max(1));
+        if zero {
+            let on_disk = match &self.file {
+                Some(f) => f.len()?,
+                None => bail!(Closed, "the file was closed"),
+            };
+            let end = (at + size).min(on_disk.max(at));
+            let piece = vec![0u8; (end - at).min(1 << 20) as usize];
+            let mut p = at;
+            while p < end {
+                let k = (end - p).min(piece.len() as u64) as usize;
+                self.put(p, &piece[..k])?;
+                p += k as u64;
+            }
+        }
+        Ok(at)
+    }
+
     /// Reserve `size` bytes of raw data that the caller writes whole at once (a chunk): space
     /// a completed flush freed, or at the end of the file.
     pub(crate) fn alloc_written(&mut self, size: u64) -> u64 {
-        match self.space.take(size) {
+        match self.take_free(size) {
             Some(at) => {
                 self.allocated(at, size.max(1));
                 at
@@ -456,6 +505,12 @@ impl FileWriter {
             }
         }
         r
+    }
+
+    /// Count `blocks` as part of an object's structure `key` (the structure a file modified
+    /// in place has on disk): retired when the structure is rebuilt or the object freed.
+    pub(crate) fn own_blocks(&mut self, key: (usize, u8), blocks: Vec<(u64, u64)>) {
+        self.owned.entry(key).or_default().extend(blocks);
     }
 
     /// Retire every block of an object's structure (it no longer has one).
@@ -541,6 +596,7 @@ impl FileWriter {
             attr_next: 0,
             attrs_dirty: true,
             comment: None,
+            freed: false,
             body,
         });
         let msgs = match self.header_messages(id) {
@@ -559,6 +615,7 @@ impl FileWriter {
         let o = &mut self.objects[id.0];
         o.addr = addr;
         o.cap0 = cap0;
+        self.by_addr.insert(addr, id);
         Ok(id)
     }
 
@@ -887,7 +944,7 @@ impl FileWriter {
             let mut again = false;
             for i in (0..self.objects.len()).rev() {
                 let id = ObjId(i);
-                if self.is_pristine(id) || done.contains(&i) {
+                if self.objects[i].freed || self.is_pristine(id) || done.contains(&i) {
                     continue;
                 }
                 let cached = self.cached_stab(i);
@@ -915,7 +972,7 @@ impl FileWriter {
             }
         }
         for i in 0..self.objects.len() {
-            if self.is_pristine(ObjId(i)) {
+            if self.objects[i].freed || self.is_pristine(ObjId(i)) {
                 continue;
             }
             let path = self.objects[i].path.clone();
@@ -938,6 +995,9 @@ impl FileWriter {
     fn symbol_table_parents(&self) -> HashMap<usize, Vec<usize>> {
         let mut map: HashMap<usize, Vec<usize>> = HashMap::new();
         for (p, o) in self.objects.iter().enumerate() {
+            if o.freed {
+                continue;
+            }
             if let Body::Group(g) = &o.body {
                 if g.is_symbol_table() {
                     for l in g.links.values() {
@@ -954,7 +1014,12 @@ impl FileWriter {
     /// Write the changed blocks of the image in the crash-safe order (see
     /// [`FileWriter::flush`]).
     fn write_out(&mut self) -> Result<()> {
-        let headers: std::collections::HashSet<u64> = self.objects.iter().map(|o| o.addr).collect();
+        let headers: std::collections::HashSet<u64> = self
+            .objects
+            .iter()
+            .filter(|o| !o.freed)
+            .map(|o| o.addr)
+            .collect();
         let mut new_blocks = Vec::new();
         let mut appended = Vec::new();
         let mut in_place = Vec::new();
@@ -996,7 +1061,8 @@ impl FileWriter {
                 b.dirty = false;
             }
         }
-        // (3) Headers rewritten in place, one write each.
+        // (3) Headers rewritten in place, one write each (groups a link moved to first).
+        in_place.sort_by_key(|at| !self.headers_first.contains(at));
         for at in in_place {
             if let Some(b) = self.meta.get_mut(&at) {
                 file.write_at(at, &b.bytes)?;
@@ -1005,6 +1071,7 @@ impl FileWriter {
         }
         file.flush()?;
         self.space.complete();
+        self.headers_first.clear();
         Ok(())
     }
 
@@ -1017,6 +1084,11 @@ impl FileWriter {
         let (body, r) = match body {
             Body::Group(mut g) => {
                 let r = g.prepare(self);
+                if r.is_ok() && !g.has_structure() {
+                    // Back to link messages in the header (links were removed): the symbol
+                    // table or dense storage built earlier is retired.
+                    self.drop_structure((id.0, 0));
+                }
                 (Body::Group(g), r)
             }
             Body::Dataset(mut d) => {
@@ -1143,7 +1215,7 @@ impl FileWriter {
         let o = self.object(id)?;
         let mut n = o.refcount;
         if let Body::Datatype(_) = o.body {
-            for other in &self.objects {
+            for other in self.objects.iter().filter(|o| !o.freed) {
                 if let Body::Dataset(d) = &other.body {
                     n += u32::from(d.committed_type() == Some(id));
                 }

@@ -185,6 +185,10 @@ pub(crate) struct Group {
 /// compact"); more go to dense storage.
 pub(crate) const MAX_COMPACT_LINKS: usize = 8;
 
+/// Fewest links a group in dense storage keeps there when links are removed (the reference
+/// library's default "min dense"); with fewer it goes back to link messages.
+pub(crate) const MIN_DENSE_LINKS: usize = 6;
+
 impl Group {
     /// A new empty group of the writer's format (its symbol table, if any, is built at the
     /// first flush).
@@ -244,6 +248,29 @@ impl Group {
                 .any(|l| matches!(l, LinkSpec::External { .. } | LinkSpec::UserDefined { .. }))
     }
 
+    /// Whether the links go to dense storage: more than [`MAX_COMPACT_LINKS`], or (once
+    /// dense) at least [`MIN_DENSE_LINKS`], as the reference library decides when links
+    /// are added and removed.
+    fn wants_dense(&self) -> bool {
+        let n = self.links.len();
+        n > MAX_COMPACT_LINKS || (self.dense.is_some() && n >= MIN_DENSE_LINKS)
+    }
+
+    /// Whether the group has a structure outside its header (a symbol table or dense
+    /// storage), as last prepared.
+    pub(crate) fn has_structure(&self) -> bool {
+        self.is_symbol_table() || self.dense.is_some()
+    }
+
+    /// Remove the link `name` (its creation index goes with it); the group is rebuilt at the
+    /// next flush.
+    pub(crate) fn remove_link(&mut self, name: &str) -> Option<LinkSpec> {
+        let l = self.links.remove(name)?;
+        self.corder.remove(name);
+        self.dirty = true;
+        Some(l)
+    }
+
     /// The scratch-pad a symbol table entry for this group caches.
     pub(crate) fn scratch_pad(&self) -> ScratchPad {
         if self.is_symbol_table() && self.btree_addr != 0 {
@@ -280,7 +307,7 @@ impl Group {
                 0,
             )]);
         }
-        let dense = self.dense.filter(|_| self.links.len() > MAX_COMPACT_LINKS);
+        let dense = self.dense.filter(|_| self.wants_dense());
         let heap = dense.map_or(Addr::UNDEF, |d| Addr(d.heap));
         let mut out = vec![
             (
@@ -361,7 +388,7 @@ impl Group {
     /// indexed by a version 2 B-tree of name hashes (record type 5) and, when creation order
     /// is indexed, one of creation indexes (record type 6).
     fn prepare_dense(&mut self, w: &mut FileWriter) -> Result<()> {
-        if self.links.len() <= MAX_COMPACT_LINKS {
+        if !self.wants_dense() {
             self.dense = None;
             return Ok(());
         }
@@ -613,7 +640,7 @@ pub(crate) fn split_path(path: &str) -> Result<(bool, Vec<&str>)> {
 }
 
 impl FileWriter {
-    fn group(&self, id: ObjId) -> Result<&Group> {
+    pub(crate) fn group(&self, id: ObjId) -> Result<&Group> {
         let o = self.object(id)?;
         match &o.body {
             Body::Group(g) => Ok(g),
@@ -621,7 +648,7 @@ impl FileWriter {
         }
     }
 
-    fn group_mut(&mut self, id: ObjId) -> Result<&mut Group> {
+    pub(crate) fn group_mut(&mut self, id: ObjId) -> Result<&mut Group> {
         let o = self.object_mut(id)?;
         match &mut o.body {
             Body::Group(g) => Ok(g),
@@ -725,7 +752,7 @@ impl FileWriter {
         Ok((cur, last.to_owned(), full))
     }
 
-    fn insert_link(&mut self, group: ObjId, name: &str, link: LinkSpec) -> Result<()> {
+    pub(crate) fn insert_link(&mut self, group: ObjId, name: &str, link: LinkSpec) -> Result<()> {
         let g = self.group_mut(group)?;
         ensure!(
             !g.links.contains_key(name),

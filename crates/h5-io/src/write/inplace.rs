@@ -24,6 +24,7 @@ use h5_format::{Addr, Sizes};
 
 use super::attribute::Attr;
 use super::dataset::Dataset;
+use super::extents::Blocks;
 use super::file::{
     Body, FileFormat, FileWriter, ObjId, Object, CHUNK_K, GROUP_INTERNAL_K, GROUP_LEAF_K,
 };
@@ -250,6 +251,28 @@ impl FileWriter {
                 self.objects[i].refcount = disk.saturating_sub(extra);
             }
         }
+        // A stored count below the hard links (and sharing datasets) the file has would let
+        // removing one link free an object still in use: the count is at least those.
+        let mut floor: HashMap<usize, u32> = HashMap::new();
+        for o in &self.objects {
+            if let Body::Group(g) = &o.body {
+                for l in g.links.values() {
+                    if let LinkSpec::Hard(c) = l {
+                        *floor.entry(c.0).or_default() += 1;
+                    }
+                }
+            }
+        }
+        for i in 0..self.objects.len() {
+            if let Some(t) = self.loaded_shared_type(ObjId(i)) {
+                *floor.entry(t.0).or_default() += 1;
+            }
+        }
+        for (i, n) in floor {
+            if let Some(o) = self.objects.get_mut(i) {
+                o.refcount = o.refcount.max(n);
+            }
+        }
         Ok(())
     }
 
@@ -365,8 +388,10 @@ impl FileWriter {
             attr_order: CreationOrder::of_attributes(&obj),
             attr_next,
             comment,
+            freed: false,
             body,
         });
+        self.by_addr.insert(addr.0, id);
         let origin = Origin {
             pristine: true,
             v1,
@@ -415,6 +440,23 @@ impl FileWriter {
         Ok(())
     }
 
+    /// For a dataset read from the file whose datatype message is shared: the committed
+    /// datatype it names (its reference count, as read, counts the dataset).
+    pub(crate) fn loaded_shared_type(&self, id: ObjId) -> Option<ObjId> {
+        let o = self.origin(id)?;
+        let m = o.kept.iter().find(|m| {
+            m.kind == MessageType::DATATYPE
+                && m.flags.0 & h5_format::message::MessageFlags::SHARED != 0
+        })?;
+        match m.decode(self.sizes).ok()? {
+            Message::Shared { shared, .. } => match shared.location {
+                h5_format::message::shared::SharedLocation::Committed(a) => self.object_at(a.0),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     /// Whether `id` is an object read from the file and not modified yet.
     pub(crate) fn is_pristine(&self, id: ObjId) -> bool {
         self.origin(id).is_some_and(|o| o.pristine)
@@ -447,12 +489,101 @@ impl FileWriter {
         if chunked {
             self.load_chunks(id)?;
         }
+        // The structures on disk (symbol table or dense links, chunk index, dense attributes)
+        // are retired when the writer rebuilds them or frees the object; one that cannot be
+        // read whole is left where it is.
+        let (body, attrs) = self.loaded_structures(id);
+        self.own_blocks((id.0, 0), body);
+        self.own_blocks((id.0, 1), attrs);
         if let Some(ip) = &mut self.inplace {
             if let Some(o) = ip.origins.get_mut(&id.0) {
                 o.pristine = false;
             }
         }
         Ok(())
+    }
+
+    /// The blocks of the structures a loaded object's header points to, as far as this
+    /// writer rebuilds them: for what the body points to (a group's symbol table or dense
+    /// link storage, a dataset's version 1 B-tree, fixed array, extensible array or version 2
+    /// B-tree chunk index) and for dense attribute storage. Each is all or nothing (see the
+    /// `extents` module).
+    fn loaded_structures(&self, id: ObjId) -> (Blocks, Blocks) {
+        use super::extents::Extents;
+        use h5_format::btree::v1::NodeType;
+        use h5_format::message::layout::{ChunkIndex, LayoutClass};
+        let Some(ip) = &self.inplace else {
+            return (Vec::new(), Vec::new());
+        };
+        let Ok(o) = self.object(id) else {
+            return (Vec::new(), Vec::new());
+        };
+        let Ok(obj) = ip.src.object(Addr(o.addr)) else {
+            return (Vec::new(), Vec::new());
+        };
+        let msg = |t| obj.message(t).ok().flatten();
+        let dense = |w: &Self, heap: Addr, names: Addr, order: Option<Addr>, out: &mut Extents| {
+            w.fractal_heap_extents(heap.0, out)?;
+            w.btree2_extents(names.0, out)?;
+            match order {
+                Some(a) if !a.is_undef() => w.btree2_extents(a.0, out),
+                _ => Ok(()),
+            }
+        };
+        let mut body = Extents::default();
+        let r = match (msg(MessageType::SYMBOL_TABLE), msg(MessageType::LINK_INFO)) {
+            (Some(Message::SymbolTable(st)), _) => {
+                self.symbol_table_extents(st.btree_address.0, st.heap_address.0, &mut body)
+            }
+            (_, Some(Message::LinkInfo(li))) if !li.fractal_heap_address.is_undef() => dense(
+                self,
+                li.fractal_heap_address,
+                li.name_btree_address,
+                li.creation_order_btree_address,
+                &mut body,
+            ),
+            _ => match msg(MessageType::LAYOUT) {
+                Some(Message::Layout(l)) => match &l.class {
+                    LayoutClass::Chunked { index, address, .. } if !address.is_undef() => {
+                        match index {
+                            None => self.v1_btree_extents(
+                                address.0,
+                                NodeType::Chunk,
+                                obj_rank(&obj),
+                                None,
+                                &mut body,
+                            ),
+                            Some(ChunkIndex::FixedArray { .. }) => {
+                                self.fixed_array_extents(address.0, &mut body)
+                            }
+                            Some(ChunkIndex::BTreeV2 { .. }) => {
+                                self.btree2_extents(address.0, &mut body)
+                            }
+                            Some(ChunkIndex::ExtensibleArray { .. }) => {
+                                self.extensible_array_extents(address.0, &mut body)
+                            }
+                            _ => Ok(()),
+                        }
+                    }
+                    _ => Ok(()),
+                },
+                _ => Ok(()),
+            },
+        };
+        let body = if r.is_ok() { body.blocks } else { Vec::new() };
+        let mut attrs = Extents::default();
+        let r = match msg(MessageType::ATTRIBUTE_INFO) {
+            Some(Message::AttributeInfo(ai)) if !ai.fractal_heap_address.is_undef() => dense(
+                self,
+                ai.fractal_heap_address,
+                ai.name_btree_address,
+                ai.creation_order_btree_address,
+                &mut attrs,
+            ),
+            _ => Ok(()),
+        };
+        let attrs = if r.is_ok() { attrs.blocks } else { Vec::new() };
+        (body, attrs)
     }
 
     /// Read where every stored chunk of a chunked dataset is.
@@ -623,7 +754,7 @@ impl FileWriter {
         }
         let mut want = Vec::new();
         for (i, o) in self.objects.iter().enumerate() {
-            if self.is_pristine(ObjId(i)) {
+            if o.freed || self.is_pristine(ObjId(i)) {
                 continue;
             }
             if let Body::Dataset(d) = &o.body {
@@ -654,4 +785,12 @@ fn chunk_body(h: &ObjectHeader, i: usize) -> u64 {
             .sum::<u64>()
             + c.gap as u64
     })
+}
+
+/// The rank of a dataset's dataspace (0 when it has none).
+fn obj_rank(obj: &crate::object::Object) -> usize {
+    match obj.message(MessageType::DATASPACE) {
+        Ok(Some(Message::Dataspace(d))) => d.dims.len(),
+        _ => 0,
+    }
 }

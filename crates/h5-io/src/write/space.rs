@@ -17,6 +17,8 @@ use super::file::align8;
 pub(crate) struct Space {
     /// Free ranges available now: start -> length.
     free: BTreeMap<u64, u64>,
+    /// The same ranges by (length, start), for best-fit allocation.
+    by_size: BTreeSet<(u64, u64)>,
     /// Ranges allocated since the last commit point (no on-disk structure references them):
     /// start -> length.
     fresh: BTreeMap<u64, u64>,
@@ -28,33 +30,51 @@ pub(crate) struct Space {
 }
 
 impl Space {
-    /// Take `len` bytes (rounded up to 8) from the free list, first fit, if a range has room.
+    /// Take `len` bytes (rounded up to 8) from the free list, if a range has room: the
+    /// smallest range that has (best fit, so that small blocks do not split the large
+    /// ranges a freed dataset leaves), its lowest address among equals.
     pub(crate) fn take(&mut self, len: u64) -> Option<u64> {
         let len = align8(len.max(1));
-        let (&at, &have) = self.free.iter().find(|(_, &l)| l >= len)?;
-        self.free.remove(&at);
+        let &(have, at) = self.by_size.range((len, 0)..).next()?;
+        self.remove_free(at, have);
         self.reused += len;
         if have > len {
-            self.free.insert(at + len, have - len);
+            self.insert_free(at + len, have - len);
         }
         Some(at)
+    }
+
+    fn insert_free(&mut self, at: u64, len: u64) {
+        self.free.insert(at, len);
+        self.by_size.insert((len, at));
+    }
+
+    fn remove_free(&mut self, at: u64, len: u64) {
+        self.free.remove(&at);
+        self.by_size.remove(&(len, at));
     }
 
     /// Return a range to the free list, merging it with its neighbours.
     fn give(&mut self, at: u64, len: u64) {
         let (mut at, mut len) = (at, len);
+        // Already free (in part): a block is given back once.
+        if let Some((&p, &pl)) = self.free.range(..at + len).next_back() {
+            if p + pl > at {
+                return;
+            }
+        }
         if let Some((&p, &pl)) = self.free.range(..at).next_back() {
             if p + pl == at {
-                self.free.remove(&p);
+                self.remove_free(p, pl);
                 at = p;
                 len += pl;
             }
         }
         if let Some(&nl) = self.free.get(&(at + len)) {
-            self.free.remove(&(at + len));
+            self.remove_free(at + len, nl);
             len += nl;
         }
-        self.free.insert(at, len);
+        self.insert_free(at, len);
     }
 
     /// Record a new allocation.
