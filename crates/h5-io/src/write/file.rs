@@ -345,11 +345,6 @@ impl FileWriter {
         Ok(&self.object(id)?.path)
     }
 
-    /// The object whose header is at `addr`.
-    pub fn object_at(&self, addr: u64) -> Option<ObjId> {
-        self.objects.iter().position(|o| o.addr == addr).map(ObjId)
-    }
-
     pub(crate) fn object(&self, id: ObjId) -> Result<&Object> {
         self.objects
             .get(id.0)
