@@ -684,6 +684,7 @@ fn soft_float_int<F: FLane, D: Lane, const SBE: bool, const DBE: bool>(
     ctx: &mut Ctx,
 ) -> Result<()> {
     let cb = ctx.has_cb();
+    let strict = ctx.strict;
     let prec = 8 * D::N as i64;
     let signed = D::MIN < 0;
     let limit = if signed { prec - 1 } else { prec };
@@ -728,8 +729,28 @@ fn soft_float_int<F: FLane, D: Lane, const SBE: bool, const DBE: bool>(
                 }
             }
         };
+        if strict && matches!(kind, None | Some(ExceptionKind::Truncate)) {
+            // Whether a fraction is really dropped (the reference raises truncations for
+            // every value below 2^mantissa bits, and none for values below 1).
+            return strict_truncation(kind, F::value(raw).fract() != 0.0);
+        }
         kind.map(|k| (k, Special::None))
     })
+}
+
+/// Under strict options, the exception of a float-to-integer element whose value is in
+/// range, given the reference's `kind` (`None` or a truncation) and whether the value has a
+/// fractional part: a truncation that drops nothing is marked exact, and a dropped fraction
+/// the reference does not report (a value below 1) is raised as a truncation.
+fn strict_truncation(
+    kind: Option<ExceptionKind>,
+    fraction: bool,
+) -> Option<(ExceptionKind, Special)> {
+    match (kind, fraction) {
+        (_, true) => Some((ExceptionKind::Truncate, Special::None)),
+        (Some(k), false) => Some((k, Special::Exact)),
+        (None, false) => None,
+    }
 }
 
 impl Kernel for SoftFloatInt {
@@ -1289,9 +1310,19 @@ impl Kernel for FloatIntGeneral {
                         fill = IntFill::Copy(first as usize + 1);
                     }
                 }
+                let mut special = Special::None;
+                if ctx.strict && matches!(exc, None | Some(ExceptionKind::Truncate)) {
+                    // The bits of the mantissa below the binary point.
+                    let below = usize::try_from(-shift).unwrap_or(0).min(sm + 1);
+                    let fraction = bits::find(&mant, 0, below, Dir::Lsb, true).is_some();
+                    if let Some((k, sp)) = strict_truncation(exc, fraction) {
+                        exc = Some(k);
+                        special = sp;
+                    }
+                }
                 if let Some(kind) = exc {
                     let de = &mut dst[i * ds..i * ds + dsize];
-                    if ctx.raise(kind, i, se, de, Special::None)? == Action::Handled {
+                    if ctx.raise(kind, i, se, de, special)? == Action::Handled {
                         continue 'elements;
                     }
                 }
