@@ -57,8 +57,6 @@ pub enum Loss {
     NoEnumMember,
     /// Bits of a bitfield beyond the destination's precision that are set.
     BitsDropped,
-    /// A value that is not valid text (UTF-8, or ASCII as declared) when decoded.
-    InvalidText,
 }
 
 impl Loss {
@@ -72,7 +70,6 @@ impl Loss {
             Loss::StringTooLong => "string longer than the destination",
             Loss::NoEnumMember => "enum value without a member",
             Loss::BitsDropped => "set bits beyond the destination's precision",
-            Loss::InvalidText => "invalid text",
         }
     }
 }
