@@ -390,7 +390,9 @@ impl Dataset {
             if let Some(bytes) = T::image_bytes_mut(&mut values) {
                 // Blocks are independent: each is read and converted straight into its place
                 // in the result, on all cores (the reads are positioned, so they overlap with
-                // the conversions of other blocks).
+                // the conversions of other blocks). A strict read's loss is kept for the lowest
+                // element of all blocks, whichever block finds its loss first.
+                let lowest_loss = std::sync::Mutex::new(None::<h5_types::Error>);
                 bytes
                     .par_chunks_mut(block * tsize)
                     .enumerate()
@@ -400,11 +402,23 @@ impl Dataset {
                             let len = out.len() / tsize;
                             input.resize(len * esize, 0);
                             raw.read_into(Addr(a + (k * block * esize) as u64), input)?;
-                            conv.convert(input, out, len, opts)
-                                .map_err(|e| e.offset_element(k * block))?;
-                            Ok(())
+                            match conv.convert(input, out, len, opts) {
+                                Err(e) if e.kind() == h5_types::ErrorKind::Lossy => {
+                                    let e = e.offset_element(k * block);
+                                    let mut lowest =
+                                        lowest_loss.lock().unwrap_or_else(|p| p.into_inner());
+                                    if lowest.as_ref().is_none_or(|l| e.element() < l.element()) {
+                                        *lowest = Some(e);
+                                    }
+                                    Ok(())
+                                }
+                                r => Ok(r?),
+                            }
                         },
                     )?;
+                if let Some(e) = lowest_loss.into_inner().unwrap_or_else(|p| p.into_inner()) {
+                    return Err(e.into());
+                }
                 return Ok(values);
             }
         }

@@ -62,8 +62,11 @@ fn write_file(path: &Path) {
         .write(&[1.0, 2.0, 3.5, 1e300])
         .unwrap();
     // Large enough for the block-wise contiguous path, with the loss in a late block.
+    // Losses in many blocks, converted in parallel: the lowest is named.
     let mut big = vec![0.25f64; 300_000];
-    big[250_001] = 1e300;
+    for k in (250_001..300_000).step_by(997) {
+        big[k] = 1e300;
+    }
     big[290_000] = -1e300;
     f.new_dataset::<f64>()
         .shape(&[300_000])
