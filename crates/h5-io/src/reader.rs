@@ -67,7 +67,7 @@ impl<'a> DatasetReader<'a> {
     /// with a fraction or a NaN read as an integer, a finite float that would become
     /// infinity, a compound member `T` has and the file lacks, a string longer than a
     /// fixed-size `T`, an enum value without a member) makes the read fail with an error of
-    /// kind [`ErrorKind::Datatype`](crate::ErrorKind::Datatype) whose
+    /// kind [`ErrorKind::Datatype`] whose
     /// [`datatype_error`](crate::Error::datatype_error) is of kind
     /// [`h5_types::ErrorKind::Lossy`] and names the element (its index in the read's
     /// result) and the [`h5_types::Loss`]. Rounding to the nearest float is allowed. The

@@ -309,3 +309,52 @@ except UnicodeDecodeError:
     assert_eq!(t.kind(), TypesErrorKind::ConversionException, "{e}");
     assert_eq!(t.element(), Some(2), "{e}");
 }
+
+#[derive(h5::H5Type, Clone, Debug, PartialEq)]
+#[repr(C)]
+struct Record {
+    id: u32,
+    name: String,
+    tags: [String; 2],
+}
+
+#[test]
+fn string_members_of_a_struct() {
+    let path = tmp("records.h5");
+    let records = vec![
+        Record {
+            id: 1,
+            name: "first".into(),
+            tags: ["a".into(), "ü".into()],
+        },
+        Record {
+            id: 2,
+            name: String::new(),
+            tags: [String::new(), "long tag text".into()],
+        },
+    ];
+    let f = h5::File::create(&path).unwrap();
+    f.new_dataset::<Record>()
+        .shape(&[2])
+        .create("records")
+        .unwrap()
+        .write(&records)
+        .unwrap();
+    f.close().unwrap();
+    let f = h5::File::open(&path).unwrap();
+    assert_eq!(
+        f.dataset("records").unwrap().read::<Record>().unwrap(),
+        records
+    );
+    let script = r#"
+import sys, h5py
+f = h5py.File(sys.argv[1], 'r')
+d = f['records']
+for r in d[()]:
+    print(int(r['id']), r['name'].decode('utf-8'), '|'.join(t.decode('utf-8') for t in r['tags']))
+"#;
+    let Some(out) = python(script, &path) else {
+        return;
+    };
+    assert_eq!(out, "1 first a|ü\n2  |long tag text\n");
+}
