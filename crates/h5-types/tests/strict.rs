@@ -328,3 +328,33 @@ fn fractions_below_one_and_integral_values_on_every_path() {
     let (_, e) = both(&dt("H5T_IEEE_F64LE"), &i24, &f64s(&[1.0, 1e7, -1e7]), 3);
     assert_lossy(e, 1, Loss::Overflow);
 }
+
+#[test]
+fn half_precision_destinations_on_the_general_paths() {
+    let f16: Datatype =
+        h5_types::FloatType::ieee(2, h5_types::ByteOrder::LittleEndian, 5, 10).into();
+    // Integer to float (bit-level): 2049 rounds (precision, not refused), 70000 overflows.
+    let ints: Vec<u8> = [1i32, 2049, -3]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    let (_, e) = both(&dt("H5T_STD_I32LE"), &f16, &ints, 3);
+    assert!(e.is_none(), "{e:?}");
+    let ints: Vec<u8> = [1i32, 2049, 70_000]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    let (_, e) = both(&dt("H5T_STD_I32LE"), &f16, &ints, 3);
+    assert_lossy(e, 2, Loss::Overflow);
+    // Float to float (bit-level): 0.1 rounds, infinities stay, 1e10 overflows.
+    let (_, e) = both(
+        &dt("H5T_IEEE_F64LE"),
+        &f16,
+        &f64s(&[0.1, f64::NEG_INFINITY, 3.0]),
+        3,
+    );
+    assert!(e.is_none(), "{e:?}");
+    let (out, e) = both(&dt("H5T_IEEE_F64LE"), &f16, &f64s(&[0.1, 1e10]), 2);
+    assert_eq!(&out[2..], [0x00, 0x7c], "+inf by default");
+    assert_lossy(e, 1, Loss::Overflow);
+}

@@ -18,7 +18,7 @@ use super::bits::{self, Dir};
 use super::except::{Action, Ctx, ExceptionKind, Special};
 use super::int::{with_int, Lane, StdInt};
 use super::Kernel;
-use crate::{ByteOrder, Error, ErrorKind, FloatType, IntegerType, Norm, Pad, Result};
+use crate::{ByteOrder, Error, ErrorKind, FloatType, IntegerType, Loss, Norm, Pad, Result};
 
 /// An IEEE binary32 or binary64 layout in little- or big-endian order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1139,6 +1139,9 @@ impl Kernel for IntFloatGeneral {
                         expo = expo_max;
                         ib.fill(0);
                     }
+                } else if expo == expo_max {
+                    // The reference raises nothing here and writes an infinity or a NaN.
+                    ctx.lossy(i, Loss::Overflow, String::new);
                 }
                 bits::set_u64(&mut d, df.exp_pos, df.exp_size, expo as u64);
                 bits::copy(&mut d, df.mant_pos, &ib, 0, nbits.min(dm));
