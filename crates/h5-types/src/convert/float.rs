@@ -675,7 +675,7 @@ pub(crate) struct SoftFloatInt {
 }
 
 #[inline(never)]
-fn soft_float_int<F: FLane, D: Lane, const SBE: bool, const DBE: bool>(
+fn soft_float_int<F: FLane, D: Lane, const SBE: bool, const DBE: bool, const STRICT: bool>(
     src: &[u8],
     ss: usize,
     dst: &mut [u8],
@@ -684,7 +684,6 @@ fn soft_float_int<F: FLane, D: Lane, const SBE: bool, const DBE: bool>(
     ctx: &mut Ctx,
 ) -> Result<()> {
     let cb = ctx.has_cb();
-    let strict = ctx.strict;
     let prec = 8 * D::N as i64;
     let signed = D::MIN < 0;
     let limit = if signed { prec - 1 } else { prec };
@@ -729,7 +728,7 @@ fn soft_float_int<F: FLane, D: Lane, const SBE: bool, const DBE: bool>(
                 }
             }
         };
-        if strict && matches!(kind, None | Some(ExceptionKind::Truncate)) {
+        if STRICT && matches!(kind, None | Some(ExceptionKind::Truncate)) {
             // Whether a fraction is really dropped (the reference raises truncations for
             // every value below 2^mantissa bits, and none for values below 1).
             return strict_truncation(kind, F::value(raw).fract() != 0.0);
@@ -771,7 +770,11 @@ impl Kernel for SoftFloatInt {
                 self.dst,
                 D,
                 DBE,
-                soft_float_int::<F, D, SBE, DBE>(src, ss, dst, ds, n, ctx)
+                if ctx.strict {
+                    soft_float_int::<F, D, SBE, DBE, true>(src, ss, dst, ds, n, ctx)
+                } else {
+                    soft_float_int::<F, D, SBE, DBE, false>(src, ss, dst, ds, n, ctx)
+                }
             )
         )
     }
