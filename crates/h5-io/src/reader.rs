@@ -82,6 +82,11 @@ impl<'a> DatasetReader<'a> {
         self
     }
 
+    /// The dataset read.
+    pub fn dataset(&self) -> &'a Dataset {
+        self.ds
+    }
+
     /// Every element converted to `T` ([`Dataset::read`] with these options).
     pub fn read<T: H5Type>(self) -> Result<Vec<T>> {
         self.ds.read_all(self.cv).map_err(|e| e.at(self.ds.path()))
@@ -153,6 +158,11 @@ impl<'a> AttributeReader<'a> {
     pub fn with_strict(mut self, strict: bool) -> Self {
         self.cv.strict = strict;
         self
+    }
+
+    /// The attribute read.
+    pub fn attribute(&self) -> &'a Attribute {
+        self.attr
     }
 
     /// The elements converted to `T` ([`Attribute::read`] with these options).
