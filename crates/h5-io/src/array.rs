@@ -55,3 +55,21 @@ impl Attribute {
         shaped(self.read::<T>()?, &self.shape())
     }
 }
+
+impl crate::reader::DatasetReader<'_> {
+    /// Every element converted to `T` with these options, shaped as the dataset
+    /// ([`Dataset::read_array`] with these options).
+    pub fn read_array<T: H5Type, D: Dimension>(self) -> Result<Array<T, D>> {
+        let ds = self.dataset();
+        shaped(self.read::<T>()?, &ds.shape()).map_err(|e| e.at(ds.path()))
+    }
+}
+
+impl crate::reader::AttributeReader<'_> {
+    /// Every element converted to `T` with these options, shaped as the attribute
+    /// ([`Attribute::read_array`] with these options).
+    pub fn read_array<T: H5Type, D: Dimension>(self) -> Result<Array<T, D>> {
+        let shape = self.attribute().shape();
+        shaped(self.read::<T>()?, &shape)
+    }
+}

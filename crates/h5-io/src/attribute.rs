@@ -12,6 +12,7 @@ use crate::error::{ensure, Error, ErrorKind, Result};
 use crate::file::File;
 use crate::group::Location;
 use crate::object::resolve_shared;
+use crate::reader::Conversion;
 use crate::selection::Dataspace;
 
 /// An attribute, read whole when its object is opened (attributes are small).
@@ -71,13 +72,21 @@ impl Attribute {
 
     /// The elements converted to `T`.
     pub fn read<T: H5Type>(&self) -> Result<Vec<T>> {
-        crate::vlen::decode_as::<T>(&self.file, &self.datatype, &self.data)
+        self.read_with(Conversion::DEFAULT)
+    }
+
+    pub(crate) fn read_with<T: H5Type>(&self, cv: Conversion) -> Result<Vec<T>> {
+        crate::vlen::decode_as_with::<T>(&self.file, &self.datatype, &self.data, cv)
             .map_err(|e| e.at(format!("{}: attribute {:?}", self.path, self.name)))
     }
 
     /// The one element of a scalar (or one-element) attribute, converted to `T`.
     pub fn read_scalar<T: H5Type>(&self) -> Result<T> {
-        let mut v = self.read::<T>()?;
+        self.read_scalar_with(Conversion::DEFAULT)
+    }
+
+    pub(crate) fn read_scalar_with<T: H5Type>(&self, cv: Conversion) -> Result<T> {
+        let mut v = self.read_with::<T>(cv)?;
         ensure!(
             v.len() == 1,
             InvalidArgument,

@@ -20,7 +20,9 @@ use h5_format::message::layout::{
 };
 use h5_format::message::{Message, MessageType};
 use h5_format::{limits, Addr};
-use h5_types::convert::{ConversionOptions, Converter, VarLenHeap};
+use h5_types::convert::{Converter, VarLenHeap};
+
+use crate::reader::Conversion;
 use h5_types::h5type::decode_slice;
 use h5_types::{Datatype, H5Type};
 
@@ -333,10 +335,11 @@ impl Dataset {
 
     /// Every element converted to `T`.
     pub fn read<T: H5Type>(&self) -> Result<Vec<T>> {
-        self.read_all().map_err(|e| e.at(&self.loc.path))
+        self.read_all(Conversion::DEFAULT)
+            .map_err(|e| e.at(&self.loc.path))
     }
 
-    fn read_all<T: H5Type>(&self) -> Result<Vec<T>> {
+    pub(crate) fn read_all<T: H5Type>(&self, cv: Conversion) -> Result<Vec<T>> {
         let n = self.space.npoints();
         let esize = self.element_size();
         let plain = !self.datatype.has_variable_length() && esize == self.datatype.size();
@@ -344,15 +347,15 @@ impl Dataset {
             (plain, &self.layout.class, &self.external)
         {
             if !address.is_undef() && esize > 0 {
-                let conv = Converter::new(&self.datatype, &T::h5_type())?;
+                let conv = Converter::new(&self.datatype, &T::read_type(&self.datatype))?;
                 if !conv.is_noop() && conv.is_elementwise() && conv.dst().size() > 0 {
                     let n = usize::try_from(n)
                         .map_err(|_| Error::new(ErrorKind::LimitExceeded, "read too large"))?;
-                    return self.read_contiguous_converted(address.0, n, esize, &conv);
+                    return self.read_contiguous_converted(address.0, n, esize, &conv, cv);
                 }
             }
         }
-        self.read_as(&Selection::All, &MemoryMap::packed(n))
+        self.read_as_with(&Selection::All, &MemoryMap::packed(n), cv)
     }
 
     /// All `n` elements of contiguous storage at `a`, converted to `T` a block at a time as
@@ -364,10 +367,11 @@ impl Dataset {
         n: usize,
         esize: usize,
         conv: &Converter,
+        cv: Conversion,
     ) -> Result<Vec<T>> {
         let tsize = conv.dst().size();
         ensure!(
-            tsize == std::mem::size_of::<T>(),
+            tsize == T::IMAGE_SIZE,
             Datatype,
             "the memory type's size {tsize} differs from the Rust type's"
         );
@@ -389,25 +393,40 @@ impl Dataset {
             if let Some(bytes) = T::image_bytes_mut(&mut values) {
                 // Blocks are independent: each is read and converted straight into its place
                 // in the result, on all cores (the reads are positioned, so they overlap with
-                // the conversions of other blocks).
+                // the conversions of other blocks). A strict read's loss is kept for the lowest
+                // element of all blocks, whichever block finds its loss first.
+                let lowest_loss = std::sync::Mutex::new(None::<h5_types::Error>);
                 bytes
                     .par_chunks_mut(block * tsize)
                     .enumerate()
                     .try_for_each_init(
-                        || (Vec::new(), ConversionOptions::new()),
+                        || (Vec::new(), cv.options()),
                         |(input, opts), (k, out)| -> Result<()> {
                             let len = out.len() / tsize;
                             input.resize(len * esize, 0);
                             raw.read_into(Addr(a + (k * block * esize) as u64), input)?;
-                            conv.convert(input, out, len, opts)?;
-                            Ok(())
+                            match conv.convert(input, out, len, opts) {
+                                Err(e) if e.kind() == h5_types::ErrorKind::Lossy => {
+                                    let e = e.offset_element(k * block);
+                                    let mut lowest =
+                                        lowest_loss.lock().unwrap_or_else(|p| p.into_inner());
+                                    if lowest.as_ref().is_none_or(|l| e.element() < l.element()) {
+                                        *lowest = Some(e);
+                                    }
+                                    Ok(())
+                                }
+                                r => Ok(r?),
+                            }
                         },
                     )?;
+                if let Some(e) = lowest_loss.into_inner().unwrap_or_else(|p| p.into_inner()) {
+                    return Err(e.into());
+                }
                 return Ok(values);
             }
         }
         let mut input = vec![0u8; block.min(n) * esize];
-        let mut opts = ConversionOptions::new();
+        let mut opts = cv.options();
         let blocks = (0..n).step_by(block).map(|i| (i, block.min(n - i)));
         let mut values = Vec::new();
         values.try_reserve_exact(n).map_err(|_| {
@@ -425,9 +444,10 @@ impl Dataset {
                 // Members the file lacks read as zeros, as in a whole-buffer conversion.
                 out.fill(0);
             }
-            conv.convert(&input, out, len, &mut opts)?;
-            for e in out.chunks_exact(tsize) {
-                values.push(T::decode(e, &heap)?);
+            conv.convert(&input, out, len, &mut opts)
+                .map_err(|e| e.offset_element(i))?;
+            for (j, e) in out.chunks_exact(tsize).enumerate() {
+                values.push(T::decode(e, &heap).map_err(|e| e.with_element(i + j))?);
             }
         }
         Ok(values)
@@ -435,8 +455,16 @@ impl Dataset {
 
     /// The selected elements converted to `T`, in the selection's order.
     pub fn read_selection<T: H5Type>(&self, sel: &Selection) -> Result<Vec<T>> {
+        self.read_selection_with(sel, Conversion::DEFAULT)
+    }
+
+    pub(crate) fn read_selection_with<T: H5Type>(
+        &self,
+        sel: &Selection,
+        cv: Conversion,
+    ) -> Result<Vec<T>> {
         let n = sel.npoints(&self.space);
-        self.read_as(sel, &MemoryMap::packed(n))
+        self.read_as_with(sel, &MemoryMap::packed(n), cv)
             .map_err(|e| e.at(&self.loc.path))
     }
 
@@ -496,18 +524,37 @@ impl Dataset {
         count: &[u64],
         block: Option<&[u64]>,
     ) -> Result<Vec<T>> {
-        let sel = Selection::hyperslab(&self.space, start, stride, count, block)
-            .map_err(|e| Error::from(e).at(&self.loc.path))?;
+        let sel = self.hyperslab(start, stride, count, block)?;
         self.read_selection(&sel)
+    }
+
+    /// The hyperslab selection `start`/`stride`/`count`/`block` of the dataspace.
+    pub(crate) fn hyperslab(
+        &self,
+        start: &[u64],
+        stride: Option<&[u64]>,
+        count: &[u64],
+        block: Option<&[u64]>,
+    ) -> Result<Selection> {
+        Selection::hyperslab(&self.space, start, stride, count, block)
+            .map_err(|e| Error::from(e).at(&self.loc.path))
     }
 
     /// A netCDF-style access (whole, one element, section, subsampled or mapped section)
     /// converted to `T`. For a mapped section the result is laid out as the map says (its
     /// length is the map's extent; elements the map skips are the fill value).
     pub fn read_nc<T: H5Type>(&self, form: NcForm<'_>) -> Result<Vec<T>> {
+        self.read_nc_with(form, Conversion::DEFAULT)
+    }
+
+    pub(crate) fn read_nc_with<T: H5Type>(
+        &self,
+        form: NcForm<'_>,
+        cv: Conversion,
+    ) -> Result<Vec<T>> {
         let acc = nc_access(&self.space, form, NcMode::Read)
             .map_err(|e| Error::from(e).at(&self.loc.path))?;
-        self.read_as(&acc.file, &acc.memory)
+        self.read_as_with(&acc.file, &acc.memory, cv)
             .map_err(|e| e.at(&self.loc.path))
     }
 
@@ -597,16 +644,21 @@ impl Dataset {
     /// [`H5Type::image_bytes_mut`]) that buffer is the returned vector itself when the file's
     /// elements are not larger than `T`; otherwise the read buffer is converted in place
     /// when `T` is not larger, then decoded.
-    fn read_as<T: H5Type>(&self, sel: &Selection, mem: &MemoryMap) -> Result<Vec<T>> {
+    fn read_as_with<T: H5Type>(
+        &self,
+        sel: &Selection,
+        mem: &MemoryMap,
+        cv: Conversion,
+    ) -> Result<Vec<T>> {
         let esize = self.element_size();
         if self.datatype.has_variable_length() || esize != self.datatype.size() {
             let b = self.read_raw_impl(sel, mem)?;
-            return crate::vlen::decode_as::<T>(&self.loc.file, &self.datatype, &b);
+            return crate::vlen::decode_as_with::<T>(&self.loc.file, &self.datatype, &b, cv);
         }
-        let target = T::h5_type();
+        let target = T::read_type(&self.datatype);
         let tsize = target.size();
         ensure!(
-            tsize == std::mem::size_of::<T>(),
+            tsize == T::IMAGE_SIZE,
             Datatype,
             "the memory type's size {tsize} differs from the Rust type's"
         );
@@ -630,23 +682,27 @@ impl Dataset {
                     }
                     self.read_into(sel, mem, &mut bytes[..n * esize], esize)?;
                     if !conv.is_noop() {
-                        conv.convert_in_place(bytes, n, &mut ConversionOptions::new())?;
+                        conv.convert_in_place(bytes, n, &mut cv.options())?;
                     }
                     return Ok(values);
                 }
             }
         }
         let mut raw = self.read_raw_impl(sel, mem)?;
+        // For fixed-length strings read as variable-length ones.
+        let mut heap = VarLenHeap::new();
+        let mut opts = cv.options().with_heap(&mut heap);
         let out = if tsize <= esize {
-            conv.convert_in_place(&mut raw, n, &mut ConversionOptions::new())?;
+            conv.convert_in_place(&mut raw, n, &mut opts)?;
             raw.truncate(n * tsize);
             raw
         } else {
             let mut out = vec![0u8; n.saturating_mul(tsize)];
-            conv.convert(&raw, &mut out, n, &mut ConversionOptions::new())?;
+            conv.convert(&raw, &mut out, n, &mut opts)?;
             out
         };
-        Ok(decode_slice::<T>(&out, &VarLenHeap::new())?)
+        drop(opts);
+        Ok(decode_slice::<T>(&out, &heap)?)
     }
 
     /// The fill value's bytes for one element (zeros when none is defined).

@@ -121,6 +121,13 @@ impl Error {
     pub fn format_error(&self) -> Option<&h5_format::Error> {
         self.0.source.as_ref()?.downcast_ref()
     }
+
+    /// The underlying datatype-layer error, if the cause is one (for a conversion, it names
+    /// the element with [`h5_types::Error::element`] and, for a strict read, the
+    /// [`h5_types::Loss`]).
+    pub fn datatype_error(&self) -> Option<&h5_types::Error> {
+        self.0.source.as_ref()?.downcast_ref()
+    }
 }
 
 impl fmt::Debug for Error {

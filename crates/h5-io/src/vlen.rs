@@ -9,8 +9,10 @@
 
 use h5_format::message::datatype::disk_size;
 use h5_format::{Addr, Cursor};
-use h5_types::convert::{ConversionOptions, Converter, VarLenHeap};
+use h5_types::convert::{Converter, VarLenHeap};
 use h5_types::h5type::decode_slice;
+
+use crate::reader::Conversion;
 use h5_types::{ArrayType, CompoundType, Datatype, H5Type, VarLenType};
 
 use crate::error::{bail, ensure, Error, ErrorKind, Result};
@@ -215,10 +217,20 @@ fn to_memory(
 
 /// Convert `raw` (elements in file type `dt`, as stored) to values of `T`.
 pub fn decode_as<T: H5Type>(file: &File, dt: &Datatype, raw: &[u8]) -> Result<Vec<T>> {
-    let target = T::h5_type();
+    decode_as_with(file, dt, raw, Conversion::DEFAULT)
+}
+
+/// [`decode_as`] converting as `cv` says.
+pub(crate) fn decode_as_with<T: H5Type>(
+    file: &File,
+    dt: &Datatype,
+    raw: &[u8],
+    cv: Conversion,
+) -> Result<Vec<T>> {
+    let target = T::read_type(dt);
     let tsize = target.size();
     ensure!(
-        tsize == std::mem::size_of::<T>(),
+        tsize == T::IMAGE_SIZE,
         Datatype,
         "the memory type's size {tsize} differs from the Rust type's"
     );
@@ -228,8 +240,10 @@ pub fn decode_as<T: H5Type>(file: &File, dt: &Datatype, raw: &[u8]) -> Result<Ve
         let n = raw.len() / esize;
         let conv = Converter::new(dt, &target)?;
         let mut out = vec![0u8; n.saturating_mul(tsize)];
-        conv.convert(raw, &mut out, n, &mut ConversionOptions::new())?;
-        return Ok(decode_slice::<T>(&out, &VarLenHeap::new())?);
+        // For fixed-length strings read as variable-length ones.
+        let mut heap = VarLenHeap::new();
+        conv.convert(raw, &mut out, n, &mut cv.options().with_heap(&mut heap))?;
+        return Ok(decode_slice::<T>(&out, &heap)?);
     }
     let (mdt, image, mut heap) = memory_image(file, dt, raw)?;
     let n = if mdt.size() == 0 {
@@ -240,7 +254,7 @@ pub fn decode_as<T: H5Type>(file: &File, dt: &Datatype, raw: &[u8]) -> Result<Ve
     let conv = Converter::new(&mdt, &target)?;
     let mut out = vec![0u8; n.saturating_mul(tsize)];
     {
-        let mut opts = ConversionOptions::new().with_heap(&mut heap);
+        let mut opts = cv.options().with_heap(&mut heap);
         conv.convert(&image, &mut out, n, &mut opts)?;
     }
     // The converter and `H5Type` share one heap: the converted handles decode directly.

@@ -86,6 +86,32 @@
 //! are not errors. Every element is converted; out-of-range ones hold the reference
 //! default (clamped).
 //!
+//! # Strict conversions
+//!
+//! [`ConversionOptions::with_strict`] refuses lossy steps: every element is converted as
+//! the reference library does with a conversion callback installed, and the call then fails
+//! with an error of kind [`ErrorKind::Lossy`] naming the lowest element that lost more than
+//! precision ([`Error::element`]) and what it lost ([`Error::loss`], a [`crate::Loss`]):
+//! overflow, a dropped fraction, NaN or infinity to an integer, a compound member the
+//! source lacks, a string that does not fit, an enum value without a member. Conversions
+//! that raise no exception run the same kernels as the default ones.
+//!
+//! ```
+//! use h5_types::{Datatype, ErrorKind, Loss};
+//! use h5_types::convert::{ConversionOptions, Converter};
+//!
+//! let conv = Converter::new(&"H5T_IEEE_F64LE".parse()?, &"H5T_STD_I8LE".parse()?)?;
+//! let input: Vec<u8> = [1.0f64, 300.5].iter().flat_map(|x| x.to_le_bytes()).collect();
+//! let mut out = [0u8; 2];
+//! conv.convert(&input, &mut out, 2, &mut ConversionOptions::new())?;
+//! assert_eq!(out, [1, 127]); // clamped, as the reference library does
+//! let e = conv
+//!     .convert(&input, &mut out, 2, &mut ConversionOptions::new().with_strict(true))
+//!     .unwrap_err();
+//! assert_eq!((e.kind(), e.element(), e.loss()), (ErrorKind::Lossy, Some(1), Some(Loss::Overflow)));
+//! # Ok::<(), h5_types::Error>(())
+//! ```
+//!
 //! # Variable-length data
 //!
 //! Variable-length strings and sequences are not pointers here. A [`VarLenHeap`] holds their
@@ -211,13 +237,16 @@ impl Converter {
                 dst.len()
             ),
         }
-        with_ctx(opts, |ctx| self.plan.run(src, ssize, dst, dsize, n, ctx))
+        with_ctx(self, opts, |ctx| {
+            self.plan.run(src, ssize, dst, dsize, n, ctx)
+        })
     }
 }
 
-/// Run a conversion with a fresh context over `opts`, then fill in `opts.report` and turn
-/// netCDF range errors into the call's error.
+/// Run a conversion of `conv` with a fresh context over `opts`, then fill in `opts.report`
+/// and turn a strict mode's loss and netCDF range errors into the call's error.
 fn with_ctx(
+    conv: &Converter,
     opts: &mut ConversionOptions<'_>,
     f: impl FnOnce(&mut Ctx) -> Result<()>,
 ) -> Result<()> {
@@ -225,6 +254,7 @@ fn with_ctx(
     let mut ctx = Ctx::new(opts);
     let result = f(&mut ctx);
     let mut report = std::mem::take(&mut ctx.report);
+    let loss = ctx.loss.take();
     drop(ctx);
     report.range_errors.sort_unstable();
     report.range_errors.dedup();
@@ -232,6 +262,23 @@ fn with_ctx(
         .then(|| range_error(&report.range_errors));
     opts.report = report;
     result?;
+    if let Some((index, loss, what)) = loss {
+        let what = if what.is_empty() {
+            what
+        } else {
+            format!(" ({what})")
+        };
+        return Err(Error::lossy(
+            index,
+            loss,
+            format!(
+                "{}{what} converting {} to {}",
+                loss.describe(),
+                plan::describe(&conv.src),
+                plan::describe(&conv.dst)
+            ),
+        ));
+    }
     match netcdf_error {
         Some(e) => Err(e),
         None => Ok(()),

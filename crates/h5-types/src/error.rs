@@ -31,6 +31,47 @@ pub enum ErrorKind {
     ConversionException,
     /// A caller-provided buffer is too small or misaligned for the datatype.
     BufferSize,
+    /// A strict conversion ([`ConversionOptions::strict`](crate::convert::ConversionOptions::strict))
+    /// met a value the destination cannot hold exactly; [`Error::element`] names the element
+    /// and [`Error::loss`] says what would have been lost.
+    Lossy,
+}
+
+/// What a lossy conversion step would have lost (the reason of an [`ErrorKind::Lossy`]
+/// error).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Loss {
+    /// A value outside the destination's range: an integer overflow, a float beyond an
+    /// integer's range, a finite float that would become infinity.
+    Overflow,
+    /// A float with a fractional part converted to an integer.
+    Fraction,
+    /// A NaN or an infinity converted to an integer.
+    NotFinite,
+    /// A compound member of the destination that the source does not have.
+    MissingMember,
+    /// A string longer than the destination holds.
+    StringTooLong,
+    /// An enum value that is no member of the source, or has no destination member.
+    NoEnumMember,
+    /// Bits of a bitfield beyond the destination's precision that are set.
+    BitsDropped,
+}
+
+impl Loss {
+    /// A short description in lower case.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Loss::Overflow => "value outside the destination's range",
+            Loss::Fraction => "fractional part dropped",
+            Loss::NotFinite => "NaN or infinity converted to an integer",
+            Loss::MissingMember => "destination member missing from the source",
+            Loss::StringTooLong => "string longer than the destination",
+            Loss::NoEnumMember => "enum value without a member",
+            Loss::BitsDropped => "set bits beyond the destination's precision",
+        }
+    }
 }
 
 impl ErrorKind {
@@ -48,6 +89,7 @@ impl ErrorKind {
             ErrorKind::NoConversionPath => "no conversion path",
             ErrorKind::ConversionException => "conversion exception",
             ErrorKind::BufferSize => "buffer size",
+            ErrorKind::Lossy => "lossy conversion",
         }
     }
 }
@@ -57,6 +99,10 @@ struct Inner {
     kind: ErrorKind,
     /// Byte position in a DDL text, when the error comes from parsing.
     position: Option<usize>,
+    /// The index of the element a conversion or decoding failed on.
+    element: Option<usize>,
+    /// What a strict conversion would have lost.
+    loss: Option<Loss>,
     message: String,
 }
 
@@ -74,6 +120,21 @@ impl Error {
         Error(Box::new(Inner {
             kind,
             position: None,
+            element: None,
+            loss: None,
+            message: message.into(),
+        }))
+    }
+
+    /// A new [`ErrorKind::Lossy`] error: converting element `element` would lose what
+    /// `loss` says; `message` gives the details.
+    #[cold]
+    pub fn lossy(element: usize, loss: Loss, message: impl Into<String>) -> Self {
+        Error(Box::new(Inner {
+            kind: ErrorKind::Lossy,
+            position: None,
+            element: Some(element),
+            loss: Some(loss),
             message: message.into(),
         }))
     }
@@ -84,6 +145,8 @@ impl Error {
         Error(Box::new(Inner {
             kind,
             position: Some(position),
+            element: None,
+            loss: None,
             message: message.into(),
         }))
     }
@@ -96,6 +159,34 @@ impl Error {
     /// The byte position in the DDL text, for parse errors.
     pub fn position(&self) -> Option<usize> {
         self.0.position
+    }
+
+    /// The index of the element a conversion or decoding failed on, when known (counted from
+    /// the first element of the buffer or read).
+    pub fn element(&self) -> Option<usize> {
+        self.0.element
+    }
+
+    /// For [`ErrorKind::Lossy`], what the conversion would have lost.
+    pub fn loss(&self) -> Option<Loss> {
+        self.0.loss
+    }
+
+    /// The same error naming element `element`.
+    #[must_use]
+    pub fn with_element(mut self, element: usize) -> Self {
+        self.0.element = Some(element);
+        self
+    }
+
+    /// The same error with its element index moved on by `by` (for a buffer converted in
+    /// pieces, where the piece's first element is element `by` of the whole).
+    #[must_use]
+    pub fn offset_element(mut self, by: usize) -> Self {
+        if let Some(e) = self.0.element.as_mut() {
+            *e = e.saturating_add(by);
+        }
+        self
     }
 
     /// The message, without kind or position.
@@ -116,6 +207,9 @@ impl fmt::Display for Error {
         write!(f, "{}: {}", self.0.kind.describe(), self.0.message)?;
         if let Some(p) = self.0.position {
             write!(f, " at byte {p}")?;
+        }
+        if let Some(e) = self.0.element {
+            write!(f, " at element {e}")?;
         }
         Ok(())
     }

@@ -7,10 +7,17 @@
 //!
 //! # The contract
 //!
-//! For every implementation, `T::h5_type().size() == size_of::<T>()`, and the datatype's
-//! members sit where Rust puts the fields (offsets come from `core::mem::offset_of!`). The
-//! datatype is therefore exactly what the reference library builds for the equivalent C type
-//! with `H5Tcreate` and `H5Tinsert(.., HOFFSET(..), ..)`.
+//! For every implementation, `T::h5_type().size() == T::IMAGE_SIZE`, which is
+//! `size_of::<T>()` for every type but `String` and `&str` (and arrays of them), and the
+//! datatype's members sit where Rust puts the fields (offsets come from
+//! `core::mem::offset_of!`). The datatype is therefore exactly what the reference library
+//! builds for the equivalent C type with `H5Tcreate` and `H5Tinsert(.., HOFFSET(..), ..)`.
+//!
+//! `String` and `&str` are variable-length UTF-8 strings, as h5py writes `str`: their image
+//! is a `char *` ([`VLEN_STRING_MEMORY_SIZE`] bytes), narrower than the Rust value, so
+//! [`H5Type::IMAGE_SIZE`] says how far apart their images lie in a buffer. As a struct
+//! member a `String` takes the first bytes of its field. Reading `String` accepts every
+//! string datatype (see [`H5Type::read_type`]).
 //!
 //! # Moving values: the memory image
 //!
@@ -61,6 +68,11 @@ pub trait H5Type: Sized {
     /// encoding never touches the heap, and the image equals the Rust layout.
     const IS_POD: bool;
 
+    /// The size of the memory image of one value, which is `h5_type().size()`: elements of a
+    /// buffer of images lie this many bytes apart. `size_of::<Self>()`, the default, for
+    /// every type whose image is its Rust layout; smaller for `String` and `&str`.
+    const IMAGE_SIZE: usize = size_of::<Self>();
+
     /// The in-memory datatype: native byte order, members at the offsets Rust gives the
     /// fields, total size `size_of::<Self>()`.
     fn h5_type() -> Datatype;
@@ -72,16 +84,28 @@ pub trait H5Type: Sized {
         pack(&Self::h5_type())
     }
 
-    /// Write the memory image of `self` into the first `size_of::<Self>()` bytes of `out`;
+    /// Write the memory image of `self` into the first [`IMAGE_SIZE`](H5Type::IMAGE_SIZE)
+    /// bytes of `out`;
     /// variable-length parts go to `heap`. Padding bytes are left as they are. Fails only when
     /// `out` is too short.
     fn encode(&self, out: &mut [u8], heap: &mut VarLenHeap) -> Result<()>;
 
-    /// Read a value from the memory image in the first `size_of::<Self>()` bytes of `bytes`,
+    /// Read a value from the memory image in the first [`IMAGE_SIZE`](H5Type::IMAGE_SIZE)
+    /// bytes of `bytes`,
     /// resolving variable-length handles in `heap`. Fails when `bytes` is too short, a handle
     /// is unknown, or a value is not valid for the type (an enum value with no variant, a
     /// boolean other than 0 or 1, a string that is not ASCII or UTF-8 as declared).
     fn decode(bytes: &[u8], heap: &VarLenHeap) -> Result<Self>;
+
+    /// The memory type a reader converts elements of the file's datatype `file` into before
+    /// decoding them: [`h5_type`](H5Type::h5_type), the default, for every type but those
+    /// that read several datatypes (`String` reads every string datatype, fixed or variable
+    /// length, ASCII or UTF-8). The result has size [`IMAGE_SIZE`](H5Type::IMAGE_SIZE) and
+    /// [`decode`](H5Type::decode) accepts its image.
+    fn read_type(file: &Datatype) -> Datatype {
+        let _ = file;
+        Self::h5_type()
+    }
 
     /// For types whose memory is their memory image and whose every bit pattern is a valid
     /// value (the primitive integers and floats, which are `bytemuck::Pod`): the bytes of
@@ -108,22 +132,28 @@ pub trait H5Type: Sized {
     }
 }
 
-/// Encode a slice of values into one memory image (elements `size_of::<T>()` bytes apart)
-/// and the heap their variable-length parts refer to.
+/// Encode a slice of values into one memory image (elements
+/// [`T::IMAGE_SIZE`](H5Type::IMAGE_SIZE) bytes apart) and the heap their variable-length
+/// parts refer to.
 pub fn encode_slice<T: H5Type>(values: &[T]) -> Result<(Vec<u8>, VarLenHeap)> {
     let mut heap = VarLenHeap::new();
-    let stride = size_of::<T>();
-    let mut out = vec![0u8; core::mem::size_of_val(values)];
-    for (v, chunk) in values.iter().zip(out.chunks_exact_mut(stride.max(1))) {
-        v.encode(chunk, &mut heap)?;
+    let stride = T::IMAGE_SIZE;
+    let mut out = vec![0u8; stride * values.len()];
+    for (i, (v, chunk)) in values
+        .iter()
+        .zip(out.chunks_exact_mut(stride.max(1)))
+        .enumerate()
+    {
+        v.encode(chunk, &mut heap).map_err(|e| e.with_element(i))?;
     }
     Ok((out, heap))
 }
 
-/// Decode a memory image holding a whole number of `T` (elements `size_of::<T>()` bytes
-/// apart), resolving variable-length handles in `heap`.
+/// Decode a memory image holding a whole number of `T` (elements
+/// [`T::IMAGE_SIZE`](H5Type::IMAGE_SIZE) bytes apart), resolving variable-length handles in
+/// `heap`. An error names the element ([`Error::element`]).
 pub fn decode_slice<T: H5Type>(bytes: &[u8], heap: &VarLenHeap) -> Result<Vec<T>> {
-    let stride = size_of::<T>().max(1);
+    let stride = T::IMAGE_SIZE.max(1);
     if bytes.len() % stride != 0 {
         return Err(Error::new(
             ErrorKind::BufferSize,
@@ -136,7 +166,8 @@ pub fn decode_slice<T: H5Type>(bytes: &[u8], heap: &VarLenHeap) -> Result<Vec<T>
     }
     bytes
         .chunks_exact(stride)
-        .map(|c| T::decode(c, heap))
+        .enumerate()
+        .map(|(i, c)| T::decode(c, heap).map_err(|e| e.with_element(i)))
         .collect()
 }
 
@@ -379,6 +410,7 @@ impl<T: H5Type, const N: usize> H5Type for [T; N] {
         let () = ArrayCheck::<T, N>::OK;
         T::IS_POD
     };
+    const IMAGE_SIZE: usize = N * T::IMAGE_SIZE;
 
     fn h5_type() -> Datatype {
         let () = ArrayCheck::<T, N>::OK;
@@ -399,7 +431,7 @@ impl<T: H5Type, const N: usize> H5Type for [T; N] {
     }
 
     fn encode(&self, out: &mut [u8], heap: &mut VarLenHeap) -> Result<()> {
-        let stride = size_of::<T>();
+        let stride = T::IMAGE_SIZE;
         for (i, v) in self.iter().enumerate() {
             v.encode(sub_mut(out, i * stride, stride)?, heap)?;
         }
@@ -407,7 +439,7 @@ impl<T: H5Type, const N: usize> H5Type for [T; N] {
     }
 
     fn decode(bytes: &[u8], heap: &VarLenHeap) -> Result<Self> {
-        let stride = size_of::<T>();
+        let stride = T::IMAGE_SIZE;
         let v = (0..N)
             .map(|i| T::decode(sub(bytes, i * stride, stride)?, heap))
             .collect::<Result<Vec<T>>>()?;
@@ -756,6 +788,87 @@ varlen_string!(
     |_: &str| true
 );
 
+/// `String` is a variable-length UTF-8 string (`H5T_STRING`, `H5T_VARIABLE`,
+/// `H5T_CSET_UTF8`, `H5T_STR_NULLTERM`), as h5py writes `str`; its image is a `char *`
+/// ([`VLEN_STRING_MEMORY_SIZE`] bytes). Encoding fails on a string holding a NUL byte.
+///
+/// Reading `String` accepts every string datatype, as h5py's `.asstr()` does: fixed or
+/// variable length, ASCII or UTF-8, any padding. The text ends at the first NUL of a
+/// null-terminated or null-padded string (and of a variable-length one); a space-padded
+/// string loses its trailing spaces. Text that is not UTF-8 is an error
+/// ([`ErrorKind::ConversionException`]) naming the element, never replaced. Two
+/// differences from h5py, both on bytes h5py itself treats unevenly: ASCII-tagged text is
+/// decoded as UTF-8 (h5py's `.asstr()` raises on bytes above 127), and a null-padded or
+/// space-padded string ends at an embedded NUL (h5py keeps what follows it).
+impl H5Type for String {
+    const IS_POD: bool = false;
+    const IMAGE_SIZE: usize = VLEN_STRING_MEMORY_SIZE;
+
+    fn h5_type() -> Datatype {
+        StringType::variable(StrPad::NullTerm, CharSet::Utf8).into()
+    }
+
+    fn read_type(file: &Datatype) -> Datatype {
+        match file {
+            // Any string converts to a variable-length one of its own character set.
+            Datatype::String(s) => StringType::variable(StrPad::NullTerm, s.cset).into(),
+            _ => Self::h5_type(),
+        }
+    }
+
+    fn encode(&self, out: &mut [u8], heap: &mut VarLenHeap) -> Result<()> {
+        encode_str(self, out, heap)
+    }
+
+    fn decode(bytes: &[u8], heap: &VarLenHeap) -> Result<Self> {
+        let text = match read_usize(bytes, 0)? {
+            0 => return Ok(String::new()),
+            h => heap.entry(h)?,
+        };
+        let end = text.iter().position(|&c| c == 0).unwrap_or(text.len());
+        String::from_utf8(text[..end].to_vec()).map_err(|e| {
+            invalid(format!(
+                "string is not UTF-8: {e} (bytes {:?})",
+                String::from_utf8_lossy(&text[..end])
+            ))
+        })
+    }
+}
+
+/// `&str` writes as [`String`] does (a variable-length UTF-8 string). It cannot be read,
+/// since decoded text needs an owner: read `String` instead ([`H5Type::decode`] fails with
+/// [`ErrorKind::Unsupported`]).
+impl H5Type for &str {
+    const IS_POD: bool = false;
+    const IMAGE_SIZE: usize = VLEN_STRING_MEMORY_SIZE;
+
+    fn h5_type() -> Datatype {
+        String::h5_type()
+    }
+
+    fn encode(&self, out: &mut [u8], heap: &mut VarLenHeap) -> Result<()> {
+        encode_str(self, out, heap)
+    }
+
+    fn decode(_bytes: &[u8], _heap: &VarLenHeap) -> Result<Self> {
+        Err(Error::new(
+            ErrorKind::Unsupported,
+            "text cannot be read into a borrowed &str: read String",
+        ))
+    }
+}
+
+/// The image of a variable-length string: a handle to its bytes in the heap.
+fn encode_str(s: &str, out: &mut [u8], heap: &mut VarLenHeap) -> Result<()> {
+    if s.contains('\0') {
+        return Err(invalid(format!(
+            "a variable-length string cannot hold a NUL byte: {s:?}"
+        )));
+    }
+    let handle = heap.insert(s.as_bytes().to_vec());
+    write_usize(out, 0, handle)
+}
+
 /// A variable-length sequence of `T` (`H5T_VLEN`). Owned; two words wide, like the C `hvl_t`
 /// it stands for, so it nests freely: in structs, in arrays, and in other sequences.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -825,7 +938,7 @@ impl<T: H5Type> H5Type for VarLenArray<T> {
         let handle = if self.0.is_empty() {
             0
         } else {
-            let stride = size_of::<T>();
+            let stride = T::IMAGE_SIZE;
             let mut payload = vec![0u8; stride * self.0.len()];
             for (i, v) in self.0.iter().enumerate() {
                 v.encode(sub_mut(&mut payload, i * stride, stride)?, heap)?;
@@ -843,7 +956,7 @@ impl<T: H5Type> H5Type for VarLenArray<T> {
             return Ok(Self::new());
         }
         let payload = heap.entry(handle)?;
-        let stride = size_of::<T>();
+        let stride = T::IMAGE_SIZE;
         if len.checked_mul(stride) != Some(payload.len()) {
             return Err(Error::new(
                 ErrorKind::BufferSize,

@@ -21,7 +21,7 @@ pub mod properties;
 pub mod raw;
 
 pub use datatype::*;
-pub use error::{Error, ErrorKind, Result};
+pub use error::{Error, ErrorKind, Loss, Result};
 #[doc(hidden)]
 pub use h5type::__private;
 pub use h5type::H5Type;

@@ -9,7 +9,7 @@
 use super::except::Ctx;
 use super::plan::Plan;
 use super::Kernel;
-use crate::{CompoundType, Datatype, Error, ErrorKind, Result};
+use crate::{CompoundType, Datatype, Error, ErrorKind, Loss, Result};
 
 #[derive(Clone, Debug)]
 pub(crate) struct MemberPlan {
@@ -21,6 +21,8 @@ pub(crate) struct MemberPlan {
 #[derive(Clone, Debug)]
 pub(crate) struct CompoundPlan {
     members: Vec<MemberPlan>,
+    /// The destination members the source does not have (for strict conversions).
+    missing: Vec<String>,
 }
 
 impl CompoundPlan {
@@ -61,7 +63,13 @@ impl CompoundPlan {
                 plan,
             });
         }
-        Ok(CompoundPlan { members })
+        let missing = d
+            .members
+            .iter()
+            .filter(|dm| !s.members.iter().any(|sm| sm.name == dm.name))
+            .map(|dm| dm.name.clone())
+            .collect();
+        Ok(CompoundPlan { members, missing })
     }
 
     pub(crate) fn is_stateless(&self) -> bool {
@@ -81,6 +89,11 @@ impl Kernel for CompoundPlan {
     ) -> Result<()> {
         if n == 0 {
             return Ok(());
+        }
+        if ctx.strict {
+            if let Some(name) = self.missing.first() {
+                ctx.lossy(0, Loss::MissingMember, || format!("member {name:?}"));
+            }
         }
         // The reference converts member by member over all elements. When nothing can see
         // the order in which elements are visited (no handler, no netCDF bookkeeping) and

@@ -6,7 +6,7 @@
 
 use super::except::{Action, Ctx, ExceptionKind, Special};
 use super::Kernel;
-use crate::{EnumType, Result};
+use crate::{EnumType, Loss, Result};
 
 #[derive(Clone, Debug)]
 pub(crate) struct EnumPlan {
@@ -53,7 +53,8 @@ impl Kernel for EnumPlan {
             match self.map.binary_search_by(|(k, _)| k.as_slice().cmp(se)) {
                 Ok(j) => de.copy_from_slice(&self.map[j].1),
                 Err(_) => {
-                    if ctx.raise(ExceptionKind::RangeHi, i, se, de, Special::None)?
+                    let loss = Some(Loss::NoEnumMember);
+                    if ctx.raise_as(ExceptionKind::RangeHi, i, se, de, Special::None, loss)?
                         == Action::Unhandled
                     {
                         de.fill(0xff);

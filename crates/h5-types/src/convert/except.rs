@@ -1,7 +1,7 @@
 //! Conversion exceptions, the handler that may take them, and the two policies.
 
 use super::VarLenHeap;
-use crate::{Error, ErrorKind, Result};
+use crate::{Error, ErrorKind, Loss, Result};
 
 /// An exception raised while converting one element (`H5T_conv_except_t`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -95,6 +95,10 @@ pub struct ConversionOptions<'h> {
     pub handler: Option<Box<Handler<'h>>>,
     /// The contents of variable-length values, for conversions that involve them.
     pub heap: Option<&'h mut VarLenHeap>,
+    /// Refuse lossy conversions: the conversion returns an error of kind
+    /// [`ErrorKind::Lossy`] naming the first element (the lowest index) that cannot be
+    /// converted exactly. See [`ConversionOptions::with_strict`].
+    pub strict: bool,
     /// What happened during the last conversion (reset by each call).
     pub report: ConversionReport,
 }
@@ -105,6 +109,7 @@ impl std::fmt::Debug for ConversionOptions<'_> {
             .field("policy", &self.policy)
             .field("handler", &self.handler.as_ref().map(|_| "..."))
             .field("heap", &self.heap)
+            .field("strict", &self.strict)
             .field("report", &self.report)
             .finish()
     }
@@ -130,6 +135,32 @@ impl<'h> ConversionOptions<'h> {
         handler: impl FnMut(&Exception<'_>, &mut [u8]) -> Action + 'h,
     ) -> Self {
         self.handler = Some(Box::new(handler));
+        self
+    }
+
+    /// These options, strict or not. A strict conversion converts every element as the
+    /// reference library does when a conversion callback is installed (`H5Pset_type_conv_cb`),
+    /// and then fails with an error of kind [`ErrorKind::Lossy`] if a value lost more than
+    /// precision: the error's [`Error::element`] is the lowest such element and its
+    /// [`Error::loss`] the reason:
+    ///
+    /// * [`Loss::Overflow`]: an integer out of the destination's range, a float beyond an
+    ///   integer's range, a finite float that would become infinity (`1e300` as `f32`);
+    /// * [`Loss::Fraction`]: a float with a fractional part converted to an integer;
+    /// * [`Loss::NotFinite`]: a NaN or an infinity converted to an integer;
+    /// * [`Loss::MissingMember`]: a compound member of the destination that the source
+    ///   lacks (element 0 is named, as no element has it);
+    /// * [`Loss::StringTooLong`]: a string longer than a fixed-size destination holds (for a
+    ///   null-terminated destination, its size less one);
+    /// * [`Loss::NoEnumMember`]: an enum value without a member;
+    /// * [`Loss::BitsDropped`]: a bitfield with set bits beyond the destination's precision.
+    ///
+    /// Rounding to the nearest representable value (`0.1` as `f32`, a 64-bit integer above
+    /// 2^53 as `f64`) is not refused, nor are infinities and NaN converted to floats. A
+    /// handler that returns [`Action::Handled`] for an exception resolves it. Conversions
+    /// without exceptions run the same kernels as non-strict ones.
+    pub fn with_strict(mut self, strict: bool) -> Self {
+        self.strict = strict;
         self
     }
 
@@ -170,6 +201,10 @@ pub(crate) enum Special {
     None,
     NaN,
     Inf,
+    /// A truncation exception for a value that has no fractional part (the reference
+    /// library's general float-to-integer algorithm raises them for every value below
+    /// 2^mantissa bits): nothing is lost.
+    Exact,
 }
 
 impl Special {
@@ -197,6 +232,10 @@ pub(crate) struct Ctx<'o, 'h> {
     /// Whether the destination of the current kernel is an integer (for netCDF's rule that
     /// NaN and infinities are out of range only for integers).
     pub(crate) dst_int: bool,
+    /// Whether lossy steps are errors.
+    pub(crate) strict: bool,
+    /// Under `strict`, the lowest element found lossy so far, what it lost and details.
+    pub(crate) loss: Option<(usize, Loss, String)>,
 }
 
 impl<'o, 'h> Ctx<'o, 'h> {
@@ -205,6 +244,7 @@ impl<'o, 'h> Ctx<'o, 'h> {
             policy,
             handler,
             heap,
+            strict,
             ..
         } = opts;
         Ctx {
@@ -215,14 +255,16 @@ impl<'o, 'h> Ctx<'o, 'h> {
             base: 0,
             div: 1,
             dst_int: false,
+            strict: *strict,
+            loss: None,
         }
     }
 
-    /// Whether the reference library would see an exception callback: a user handler, or
-    /// the netCDF policy (which is built as one).
+    /// Whether the reference library would see an exception callback: a user handler, the
+    /// netCDF policy (which is built as one), or strict mode (built as one that aborts).
     #[inline]
     pub(crate) fn has_cb(&self) -> bool {
-        self.handler.is_some() || self.policy == Policy::NetCdf
+        self.handler.is_some() || self.policy == Policy::NetCdf || self.strict
     }
 
     /// Whether exceptions must be raised one by one (a handler or netCDF bookkeeping);
@@ -256,6 +298,55 @@ impl<'o, 'h> Ctx<'o, 'h> {
         dst: &mut [u8],
         special: Special,
     ) -> Result<Action> {
+        let loss = self.loss_of(kind, special);
+        self.raise_as(kind, i, src, dst, special, loss)
+    }
+
+    /// What an exception loses, for strict mode: precision alone, and infinities and NaN
+    /// that stay such in a float destination, lose nothing.
+    fn loss_of(&self, kind: ExceptionKind, special: Special) -> Option<Loss> {
+        match kind {
+            ExceptionKind::RangeHi | ExceptionKind::RangeLow => match special {
+                Special::None => Some(Loss::Overflow),
+                _ if self.dst_int => Some(Loss::NotFinite),
+                _ => None,
+            },
+            ExceptionKind::Truncate => match special {
+                Special::NaN => Some(Loss::NotFinite),
+                Special::Exact => None,
+                _ => Some(Loss::Fraction),
+            },
+            ExceptionKind::PosInf | ExceptionKind::NegInf | ExceptionKind::NaN => {
+                self.dst_int.then_some(Loss::NotFinite)
+            }
+            ExceptionKind::Precision => None,
+        }
+    }
+
+    /// Note that element `i` (of the current kernel) loses what `loss` says, under strict
+    /// mode; the lowest outer element is kept. `what` gives details for the message.
+    #[cold]
+    pub(crate) fn lossy(&mut self, i: usize, loss: Loss, what: impl FnOnce() -> String) {
+        if !self.strict {
+            return;
+        }
+        let index = self.outer_index(i);
+        if self.loss.as_ref().is_none_or(|(j, _, _)| index < *j) {
+            self.loss = Some((index, loss, what()));
+        }
+    }
+
+    /// [`Ctx::raise`] with the loss said by the caller (`None`: nothing is lost).
+    #[cold]
+    pub(crate) fn raise_as(
+        &mut self,
+        kind: ExceptionKind,
+        i: usize,
+        src: &[u8],
+        dst: &mut [u8],
+        special: Special,
+        loss: Option<Loss>,
+    ) -> Result<Action> {
         self.report.counts[kind.index()] += 1;
         let index = self.outer_index(i);
         if self.policy == Policy::NetCdf {
@@ -283,6 +374,9 @@ impl<'o, 'h> Ctx<'o, 'h> {
                     "conversion aborted by the exception handler at element {index} ({kind:?})"
                 ),
             ));
+        }
+        if let (Some(loss), Action::Unhandled) = (loss, action) {
+            self.lossy(i, loss, String::new);
         }
         Ok(action)
     }

@@ -18,7 +18,7 @@ use super::bits::{self, Dir};
 use super::except::{Action, Ctx, ExceptionKind, Special};
 use super::int::{with_int, Lane, StdInt};
 use super::Kernel;
-use crate::{ByteOrder, Error, ErrorKind, FloatType, IntegerType, Norm, Pad, Result};
+use crate::{ByteOrder, Error, ErrorKind, FloatType, IntegerType, Loss, Norm, Pad, Result};
 
 /// An IEEE binary32 or binary64 layout in little- or big-endian order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -675,7 +675,7 @@ pub(crate) struct SoftFloatInt {
 }
 
 #[inline(never)]
-fn soft_float_int<F: FLane, D: Lane, const SBE: bool, const DBE: bool>(
+fn soft_float_int<F: FLane, D: Lane, const SBE: bool, const DBE: bool, const STRICT: bool>(
     src: &[u8],
     ss: usize,
     dst: &mut [u8],
@@ -728,8 +728,28 @@ fn soft_float_int<F: FLane, D: Lane, const SBE: bool, const DBE: bool>(
                 }
             }
         };
+        if STRICT && matches!(kind, None | Some(ExceptionKind::Truncate)) {
+            // Whether a fraction is really dropped (the reference raises truncations for
+            // every value below 2^mantissa bits, and none for values below 1).
+            return strict_truncation(kind, F::value(raw).fract() != 0.0);
+        }
         kind.map(|k| (k, Special::None))
     })
+}
+
+/// Under strict options, the exception of a float-to-integer element whose value is in
+/// range, given the reference's `kind` (`None` or a truncation) and whether the value has a
+/// fractional part: a truncation that drops nothing is marked exact, and a dropped fraction
+/// the reference does not report (a value below 1) is raised as a truncation.
+fn strict_truncation(
+    kind: Option<ExceptionKind>,
+    fraction: bool,
+) -> Option<(ExceptionKind, Special)> {
+    match (kind, fraction) {
+        (_, true) => Some((ExceptionKind::Truncate, Special::None)),
+        (Some(k), false) => Some((k, Special::Exact)),
+        (None, false) => None,
+    }
 }
 
 impl Kernel for SoftFloatInt {
@@ -750,7 +770,11 @@ impl Kernel for SoftFloatInt {
                 self.dst,
                 D,
                 DBE,
-                soft_float_int::<F, D, SBE, DBE>(src, ss, dst, ds, n, ctx)
+                if ctx.strict {
+                    soft_float_int::<F, D, SBE, DBE, true>(src, ss, dst, ds, n, ctx)
+                } else {
+                    soft_float_int::<F, D, SBE, DBE, false>(src, ss, dst, ds, n, ctx)
+                }
             )
         )
     }
@@ -1118,6 +1142,9 @@ impl Kernel for IntFloatGeneral {
                         expo = expo_max;
                         ib.fill(0);
                     }
+                } else if expo == expo_max {
+                    // The reference raises nothing here and writes an infinity or a NaN.
+                    ctx.lossy(i, Loss::Overflow, String::new);
                 }
                 bits::set_u64(&mut d, df.exp_pos, df.exp_size, expo as u64);
                 bits::copy(&mut d, df.mant_pos, &ib, 0, nbits.min(dm));
@@ -1289,9 +1316,19 @@ impl Kernel for FloatIntGeneral {
                         fill = IntFill::Copy(first as usize + 1);
                     }
                 }
+                let mut special = Special::None;
+                if ctx.strict && matches!(exc, None | Some(ExceptionKind::Truncate)) {
+                    // The bits of the mantissa below the binary point.
+                    let below = usize::try_from(-shift).unwrap_or(0).min(sm + 1);
+                    let fraction = bits::find(&mant, 0, below, Dir::Lsb, true).is_some();
+                    if let Some((k, sp)) = strict_truncation(exc, fraction) {
+                        exc = Some(k);
+                        special = sp;
+                    }
+                }
                 if let Some(kind) = exc {
                     let de = &mut dst[i * ds..i * ds + dsize];
-                    if ctx.raise(kind, i, se, de, Special::None)? == Action::Handled {
+                    if ctx.raise(kind, i, se, de, special)? == Action::Handled {
                         continue 'elements;
                     }
                 }

@@ -93,7 +93,7 @@ impl Converter {
                 dst.fill(0);
             }
         };
-        with_ctx(opts, |ctx| {
+        with_ctx(self, opts, |ctx| {
             if n == 0 || big == 0 {
                 return Ok(());
             }

@@ -9,7 +9,7 @@
 use super::bits::{self, Dir};
 use super::except::{Action, Ctx, ExceptionKind, Special};
 use super::Kernel;
-use crate::{BitfieldType, ByteOrder, IntegerType, Pad, Result};
+use crate::{BitfieldType, ByteOrder, IntegerType, Loss, Pad, Result};
 
 /// A standard integer: 1, 2, 4 or 8 bytes, every bit significant, little- or big-endian.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -462,7 +462,13 @@ impl Kernel for BitGeneral {
             d.fill(0);
             if sa.precision > da.precision {
                 let de = &mut dst[i * ds..i * ds + da.size];
-                if ctx.raise(ExceptionKind::RangeHi, i, se, de, Special::None)? == Action::Handled {
+                // Raised for every element; only set bits past the destination's are lost.
+                let dropped = sa.offset + da.precision;
+                let loss = bits::find(&s, dropped, sa.precision - da.precision, Dir::Lsb, true)
+                    .map(|_| Loss::BitsDropped);
+                if ctx.raise_as(ExceptionKind::RangeHi, i, se, de, Special::None, loss)?
+                    == Action::Handled
+                {
                     continue;
                 }
                 bits::copy(&mut d, da.offset, &s, sa.offset, da.precision);

@@ -4,7 +4,7 @@
 
 use super::except::Ctx;
 use super::plan::Plan;
-use super::string::{content, fixed_size, write_fixed};
+use super::string::{capacity, check_fits, content, fixed_size, write_fixed};
 use super::Kernel;
 use crate::{Error, ErrorKind, Result, StringType, VLEN_MEMORY_SIZE, VLEN_STRING_MEMORY_SIZE};
 
@@ -157,6 +157,9 @@ impl Kernel for StrVarPlan {
         n: usize,
         ctx: &mut Ctx,
     ) -> Result<()> {
+        let strict = ctx.strict;
+        // The first string too long for a fixed-length destination, under strict options.
+        let mut too_long = None;
         let heap = ctx.heap.as_deref_mut().ok_or_else(no_heap)?;
         let ssize = if self.src.is_variable() {
             VLEN_STRING_MEMORY_SIZE
@@ -186,8 +189,14 @@ impl Kernel for StrVarPlan {
                     de.copy_from_slice(&heap.string_element(&chars));
                 }
             } else {
+                if strict && too_long.is_none() && chars.len() > capacity(self.dst.pad, dsize) {
+                    too_long = Some((i, chars.len()));
+                }
                 write_fixed(self.dst.pad, &chars, de);
             }
+        }
+        if let Some((i, len)) = too_long {
+            check_fits(ctx, i, len, self.dst.pad, dsize);
         }
         Ok(())
     }
