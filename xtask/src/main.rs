@@ -210,7 +210,9 @@ fn ci() -> Result {
     std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
     for example in EXAMPLES {
         let out = scratch.join(format!("{example}.h5"));
-        run(cargo().args(["run", "--quiet", "-p", "h5", "--example", example, "--"]).arg(&out))?;
+        run(cargo()
+            .args(["run", "--quiet", "-p", "h5", "--example", example, "--"])
+            .arg(&out))?;
     }
     let _ = std::fs::remove_dir_all(&scratch);
     eprintln!("xtask: ci passed");

@@ -504,12 +504,12 @@ impl Dataset {
                     esize,
                 )?;
                 if !conv.is_noop() {
-                    conv.convert_in_place(bytes, n, &mut ConversionOptions::new())?;
+                    conv.convert_in_place(bytes, n, &mut Conversion::DEFAULT.options())?;
                 }
                 return Ok(());
             }
         }
-        let values = self.read_as::<T>(sel, &MemoryMap::packed(n))?;
+        let values = self.read_as_with::<T>(sel, &MemoryMap::packed(n), Conversion::DEFAULT)?;
         for (o, v) in out.iter_mut().zip(values) {
             *o = v;
         }

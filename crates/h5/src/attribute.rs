@@ -140,6 +140,15 @@ impl Attribute {
         Ok(self.io()?.read_array::<T, D>()?)
     }
 
+    /// A read with options: [`AttributeReader::strict`] makes every lossy conversion an
+    /// error of kind [`ErrorKind::Conversion`] (see [`crate::DatasetReader`]).
+    pub fn reader(&self) -> AttributeReader<'_> {
+        AttributeReader {
+            attr: self,
+            strict: false,
+        }
+    }
+
     /// Write every value (converted to the attribute's datatype).
     pub fn write<T: H5Type>(&self, data: &[T]) -> Result<()> {
         let (img, heap) = encode_slice(data)?;
@@ -243,5 +252,51 @@ impl<T: H5Type> AttrBuilder<T> {
         let a = self.shape(&[data.len() as u64]).create(name)?;
         a.write(data)?;
         Ok(a)
+    }
+}
+
+/// A read of an attribute with options, made by [`Attribute::reader`].
+#[derive(Clone, Copy, Debug)]
+#[must_use = "a reader does nothing until one of its read methods is called"]
+pub struct AttributeReader<'a> {
+    attr: &'a Attribute,
+    strict: bool,
+}
+
+impl<'a> AttributeReader<'a> {
+    /// Make every lossy conversion step an error.
+    pub fn strict(self) -> Self {
+        self.with_strict(true)
+    }
+
+    /// Strict conversions or not.
+    pub fn with_strict(mut self, strict: bool) -> Self {
+        self.strict = strict;
+        self
+    }
+
+    /// The attribute read.
+    pub fn attribute(&self) -> &'a Attribute {
+        self.attr
+    }
+
+    /// Every element converted to `T`.
+    pub fn read<T: H5Type>(self) -> Result<Vec<T>> {
+        let a = self.attr.io()?;
+        Ok(a.reader().with_strict(self.strict).read::<T>()?)
+    }
+
+    /// The one element converted to `T`.
+    pub fn read_scalar<T: H5Type>(self) -> Result<T> {
+        let a = self.attr.io()?;
+        Ok(a.reader().with_strict(self.strict).read_scalar::<T>()?)
+    }
+
+    /// Every element converted to `T`, shaped as the attribute.
+    #[cfg(feature = "ndarray")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
+    pub fn read_array<T: H5Type, D: ndarray::Dimension>(self) -> Result<ndarray::Array<T, D>> {
+        let a = self.attr.io()?;
+        Ok(a.reader().with_strict(self.strict).read_array::<T, D>()?)
     }
 }

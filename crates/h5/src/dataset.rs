@@ -357,6 +357,16 @@ impl Dataset {
         AttrBuilder::new(self.obj.clone())
     }
 
+    /// Delete the attribute `name`.
+    pub fn delete_attr(&self, name: &str) -> Result<()> {
+        self.obj.write(|w, id| w.delete_attribute(id, name))
+    }
+
+    /// Rename the attribute `from` to `to`.
+    pub fn rename_attr(&self, from: &str, to: &str) -> Result<()> {
+        self.obj.write(|w, id| w.rename_attribute(id, from, to))
+    }
+
     /// Track (and index) the creation order of the dataset's attributes; only before its
     /// first attribute.
     pub fn set_attr_order(&self, order: CreationOrder) -> Result<()> {
@@ -623,11 +633,22 @@ mod nd {
             S: AsRef<[SliceInfoElem]>,
             D: Dimension,
         {
+            self.read_slice_with(slice, false)
+        }
+
+        pub(crate) fn read_slice_with<T, S, D>(&self, slice: S, strict: bool) -> Result<Array<T, D>>
+        where
+            T: H5Type,
+            S: AsRef<[SliceInfoElem]>,
+            D: Dimension,
+        {
             let (r, space) = self.resolve(slice.as_ref())?;
             let v = if r.len() == 0 {
                 Vec::new()
             } else {
-                self.read_selection::<T>(&Self::selection(&r, &space)?)?
+                self.reader()
+                    .with_strict(strict)
+                    .read_selection::<T>(&Self::selection(&r, &space)?)?
             };
             let mut a = shaped::<T, IxDyn>(v, &r.shape, self.path())?;
             for &ax in &r.reversed {
@@ -1254,5 +1275,118 @@ mod tests {
             guess_chunk(&[100, 100, 100], &[100, 100, 100], 4),
             [13, 25, 25]
         );
+    }
+}
+
+/// A read with options, made by [`Dataset::reader`]: by default values convert as the
+/// reference library converts them (integers clamp, floats round); [`strict`](Self::strict)
+/// makes every lossy step (overflow, a fraction dropped, a finite value becoming infinite, a
+/// member the file lacks, a string that does not fit, an enum value with no member) an error
+/// of kind [`ErrorKind::Conversion`] naming the element ([`Error::element`]).
+///
+/// ```
+/// # let dir = std::env::temp_dir().join(format!("h5-strict-doc-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir).unwrap();
+/// let f = h5::File::create(dir.join("strict.h5"))?;
+/// let d = f.new_dataset::<f64>().shape(&[3]).create("x")?;
+/// d.write(&[1.0, 300.5, -2.0])?;
+/// assert_eq!(d.read::<i8>()?, [1, 127, -2]); // clamped, as libhdf5 does
+/// let e = d.reader().strict().read::<i8>().unwrap_err();
+/// assert_eq!(e.kind(), h5::ErrorKind::Conversion);
+/// assert_eq!(e.element(), Some(1));
+/// # Ok::<(), h5::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug)]
+#[must_use = "a reader does nothing until one of its read methods is called"]
+pub struct DatasetReader<'a> {
+    ds: &'a Dataset,
+    strict: bool,
+}
+
+impl Dataset {
+    /// A read with options (strict conversions).
+    pub fn reader(&self) -> DatasetReader<'_> {
+        DatasetReader {
+            ds: self,
+            strict: false,
+        }
+    }
+}
+
+impl<'a> DatasetReader<'a> {
+    /// Make every lossy conversion step an error.
+    pub fn strict(self) -> Self {
+        self.with_strict(true)
+    }
+
+    /// Strict conversions or not.
+    pub fn with_strict(mut self, strict: bool) -> Self {
+        self.strict = strict;
+        self
+    }
+
+    /// The dataset read.
+    pub fn dataset(&self) -> &'a Dataset {
+        self.ds
+    }
+
+    /// Every element converted to `T`.
+    pub fn read<T: H5Type>(self) -> Result<Vec<T>> {
+        let d = self.ds.io()?;
+        Ok(d.reader().with_strict(self.strict).read::<T>()?)
+    }
+
+    /// The one element of a scalar (or one-element) dataset.
+    pub fn read_scalar<T: H5Type>(self) -> Result<T> {
+        let d = self.ds.io()?;
+        Ok(d.reader().with_strict(self.strict).read_scalar::<T>()?)
+    }
+
+    /// The elements of `selection` converted to `T`.
+    pub fn read_selection<T: H5Type>(self, selection: &Selection) -> Result<Vec<T>> {
+        let d = self.ds.io()?;
+        Ok(d.reader()
+            .with_strict(self.strict)
+            .read_selection::<T>(selection)?)
+    }
+
+    /// A regular hyperslab converted to `T` (see [`Dataset::read_hyperslab`]).
+    pub fn read_hyperslab<T: H5Type>(
+        self,
+        start: &[u64],
+        stride: Option<&[u64]>,
+        count: &[u64],
+        block: Option<&[u64]>,
+    ) -> Result<Vec<T>> {
+        let d = self.ds.io()?;
+        Ok(d.reader()
+            .with_strict(self.strict)
+            .read_slice::<T>(start, stride, count, block)?)
+    }
+
+    /// A netCDF-style access converted to `T`.
+    pub fn read_nc<T: H5Type>(self, form: NcForm<'_>) -> Result<Vec<T>> {
+        let d = self.ds.io()?;
+        Ok(d.reader().with_strict(self.strict).read_nc::<T>(form)?)
+    }
+
+    /// Every element converted to `T`, shaped as the dataset.
+    #[cfg(feature = "ndarray")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
+    pub fn read_array<T: H5Type, D: ndarray::Dimension>(self) -> Result<ndarray::Array<T, D>> {
+        let d = self.ds.io()?;
+        Ok(d.reader().with_strict(self.strict).read_array::<T, D>()?)
+    }
+
+    /// A numpy-style slice converted to `T` (see [`Dataset::read_slice`]).
+    #[cfg(feature = "ndarray")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
+    pub fn read_slice<T, S, D>(self, slice: S) -> Result<ndarray::Array<T, D>>
+    where
+        T: H5Type,
+        S: AsRef<[ndarray::SliceInfoElem]>,
+        D: ndarray::Dimension,
+    {
+        self.ds.read_slice_with::<T, S, D>(slice, self.strict)
     }
 }

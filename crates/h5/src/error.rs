@@ -146,6 +146,33 @@ impl Error {
         None
     }
 
+    /// The datatype layer's error, when one is the cause (a conversion that failed).
+    pub fn datatype_error(&self) -> Option<&h5_types::Error> {
+        let mut cur: Option<&(dyn std::error::Error + 'static)> = self
+            .0
+            .source
+            .as_ref()
+            .map(|s| s.as_ref() as &(dyn std::error::Error + 'static));
+        while let Some(e) = cur {
+            if let Some(t) = e.downcast_ref::<h5_types::Error>() {
+                return Some(t);
+            }
+            cur = e.source();
+        }
+        None
+    }
+
+    /// For a conversion that failed on one element (a strict read): the element's index in
+    /// the order the values are read.
+    pub fn element(&self) -> Option<usize> {
+        self.datatype_error()?.element()
+    }
+
+    /// For a strict read: what would have been lost.
+    pub fn loss(&self) -> Option<h5_types::Loss> {
+        self.datatype_error()?.loss()
+    }
+
     /// The same error, naming the object path it concerns (kept if one is set already).
     #[cold]
     #[must_use]

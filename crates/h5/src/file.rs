@@ -493,6 +493,16 @@ root_methods! {
     fn link_hard(&self, target: &str, path: &str) -> Result<()>;
     /// Start building an attribute of `T` on the root group.
     fn new_attr<T: H5Type>(&self) -> AttrBuilder<T>;
+    /// Remove the link at `path` ([`Group::unlink`]).
+    fn unlink(&self, path: &str) -> Result<()>;
+    /// Move the link at `from` to `to` ([`Group::rename`]).
+    fn rename(&self, from: &str, to: &str) -> Result<()>;
+    /// Copy the object at `src` into `dst` as `name` ([`Group::copy`]).
+    fn copy(&self, src: &str, dst: &Group, name: &str) -> Result<Node>;
+    /// Delete the root group's attribute `name`.
+    fn delete_attr(&self, name: &str) -> Result<()>;
+    /// Rename the root group's attribute `from` to `to`.
+    fn rename_attr(&self, from: &str, to: &str) -> Result<()>;
 }
 
 impl File {

@@ -425,6 +425,56 @@ impl Group {
     pub fn new_attr<T: H5Type>(&self) -> AttrBuilder<T> {
         AttrBuilder::new(self.obj.clone())
     }
+
+    /// Remove the link at `path` (`H5Ldelete`): hard, soft or external. An object whose
+    /// last hard link goes is freed with everything it owns, and its space is reused by
+    /// later writes to the file.
+    pub fn unlink(&self, path: &str) -> Result<()> {
+        self.obj.write(|w, id| w.unlink(id, path))
+    }
+
+    /// Move the link at `from` to `to` (`H5Lmove`), within or across groups of the file;
+    /// the object keeps its address (references to it stay valid). An error of kind
+    /// [`ErrorKind::AlreadyExists`] if `to` exists.
+    pub fn rename(&self, from: &str, to: &str) -> Result<()> {
+        self.obj.write(|w, id| w.rename(id, from, to))
+    }
+
+    /// Copy the object at `src` (relative to this group) with everything below it into
+    /// `dst` as `name` (`H5Ocopy`): `dst` may be in this file or another one.
+    pub fn copy(&self, src: &str, dst: &Group, name: &str) -> Result<Node> {
+        let id = if dst.obj.file.same_file(&self.obj.file) {
+            let base = self.obj.wid()?;
+            dst.obj.write(|w, d| w.copy_within(base, src, d, name))?
+        } else {
+            let (_, loc) = self.obj.location()?;
+            let g = h5_io::Group::at(loc)?;
+            let from = g.locate(src)?;
+            dst.obj
+                .write(|w, d| w.copy_object(&from.file, &from.path, d, name))?
+        };
+        let addr = dst.obj.file.query(|w| w.address(id))?;
+        let kind = dst.obj.file.query(|w| w.kind(id))?;
+        Node::of(
+            Obj {
+                file: dst.obj.file.clone(),
+                addr,
+                path: join(&dst.obj.path, name),
+                foreign: None,
+            },
+            kind,
+        )
+    }
+
+    /// Delete the attribute `name`.
+    pub fn delete_attr(&self, name: &str) -> Result<()> {
+        self.obj.write(|w, id| w.delete_attribute(id, name))
+    }
+
+    /// Rename the attribute `from` to `to`.
+    pub fn rename_attr(&self, from: &str, to: &str) -> Result<()> {
+        self.obj.write(|w, id| w.rename_attribute(id, from, to))
+    }
 }
 
 /// The parent part and the last component of a path (`None` for a path of only slashes).
@@ -495,6 +545,16 @@ impl CommittedType {
     /// Start building an attribute of `T` on the committed datatype.
     pub fn new_attr<T: H5Type>(&self) -> AttrBuilder<T> {
         AttrBuilder::new(self.obj.clone())
+    }
+
+    /// Delete the attribute `name`.
+    pub fn delete_attr(&self, name: &str) -> Result<()> {
+        self.obj.write(|w, id| w.delete_attribute(id, name))
+    }
+
+    /// Rename the attribute `from` to `to`.
+    pub fn rename_attr(&self, from: &str, to: &str) -> Result<()> {
+        self.obj.write(|w, id| w.rename_attribute(id, from, to))
     }
 
     pub(crate) fn id(&self) -> Result<h5_io::write::ObjId> {

@@ -115,14 +115,19 @@
 //! let f = h5::File::create(dir.join("attrs.h5"))?;
 //! let d = f.new_dataset::<f64>().shape(&[3]).create("t")?;
 //! d.new_attr::<f64>().create("scale")?.write_scalar(&0.5)?;
-//! use h5::types::h5type::VarLenUnicode;
-//! let units: VarLenUnicode = "kelvin".parse()?;
-//! d.new_attr::<VarLenUnicode>().create("units")?.write(&[units])?;
+//! d.new_attr::<String>().create("units")?.write(&["kelvin"])?; // variable-length UTF-8
 //! d.new_attr::<i32>().shape(&[2]).create("range")?.write(&[-10, 10])?;
 //! assert_eq!(d.attr_names()?, ["range", "scale", "units"]);
 //! assert_eq!(d.attr("scale")?.read_scalar::<f64>()?, 0.5);
-//! assert_eq!(d.attr("units")?.read::<VarLenUnicode>()?[0].as_str(), "kelvin");
-//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! assert_eq!(d.attr("units")?.read::<String>()?, ["kelvin"]);
+//! // Strict reads refuse what would be lost: 0.5 does not fit an integer.
+//! let e = d.attr("scale")?.reader().strict().read_scalar::<i32>().unwrap_err();
+//! assert_eq!(e.kind(), h5::ErrorKind::Conversion);
+//! // Renamed, deleted.
+//! d.rename_attr("range", "valid_range")?;
+//! d.delete_attr("units")?;
+//! assert_eq!(d.attr_names()?, ["scale", "valid_range"]);
+//! # Ok::<(), h5::Error>(())
 //! ```
 //!
 //! # Derive
@@ -186,10 +191,10 @@ mod object;
 #[cfg(feature = "ndarray")]
 pub(crate) mod slice;
 
-pub use attribute::{AttrBuilder, Attribute};
+pub use attribute::{AttrBuilder, Attribute, AttributeReader};
 pub use dataset::{
-    AllocTime, ChunkIndex, Dataset, DatasetBuilder, DatasetBuilderUntyped, FillTime, FillValue,
-    Layout, LayoutClass,
+    AllocTime, ChunkIndex, Dataset, DatasetBuilder, DatasetBuilderUntyped, DatasetReader, FillTime,
+    FillValue, Layout, LayoutClass,
 };
 pub use error::{Error, ErrorKind, Result};
 pub use file::{File, Mode, OpenOptions};

@@ -20,7 +20,7 @@ fn tmp(name: &str) -> PathBuf {
 #[track_caller]
 fn lossy<T: std::fmt::Debug>(r: h5::read::Result<T>) -> (usize, Loss) {
     let e = r.expect_err("the strict read should fail");
-    assert_eq!(e.kind(), ErrorKind::Datatype, "{e}");
+    assert_eq!(e.kind(), ErrorKind::Conversion, "{e}");
     let t = e.datatype_error().expect("a datatype error as the source");
     assert_eq!(t.kind(), TypesErrorKind::Lossy, "{e}");
     let element = t.element().expect("an element index");
@@ -130,20 +130,20 @@ fn each_lossy_step_fails_strictly_and_clamps_by_default() {
         (2, Loss::Fraction)
     );
     // A selection names the element by its index in the result.
-    let sel = ds.read_slice::<i32>(&[3], None, &[1], None).unwrap();
+    let sel = ds.read_hyperslab::<i32>(&[3], None, &[1], None).unwrap();
     assert_eq!(sel, [2]);
     assert_eq!(
         lossy(
             ds.reader()
                 .strict()
-                .read_slice::<i32>(&[1], None, &[3], None)
+                .read_hyperslab::<i32>(&[1], None, &[3], None)
         ),
         (1, Loss::Fraction)
     );
     assert_eq!(
         ds.reader()
             .strict()
-            .read_slice::<i32>(&[0], None, &[2], None)
+            .read_hyperslab::<i32>(&[0], None, &[2], None)
             .unwrap(),
         [1, -2]
     );
@@ -217,7 +217,7 @@ fn each_lossy_step_fails_strictly_and_clamps_by_default() {
     );
     assert_eq!(a.reader().strict().read::<f64>().unwrap(), [1.0, 1e300]);
     let e = a.reader().strict().read_scalar::<f32>().unwrap_err();
-    assert_eq!(e.kind(), ErrorKind::Datatype, "{e}");
+    assert_eq!(e.kind(), ErrorKind::Conversion, "{e}");
 }
 
 const H5PY_MAKE: &str = r#"
@@ -274,7 +274,7 @@ fn h5py_files_strict_and_default() {
         lossy(
             ds.reader()
                 .strict()
-                .read_slice::<i8>(&[1], None, &[2], None)
+                .read_hyperslab::<i8>(&[1], None, &[2], None)
         ),
         (0, Loss::Overflow)
     );

@@ -520,3 +520,117 @@ fn builder_mistakes_are_refused() {
         assert_eq!(out.trim(), "True True True");
     }
 }
+
+#[test]
+fn links_and_attributes_managed_as_h5py_sees_them() {
+    for format in FORMATS {
+        let p = scratch(&format!("manage-{format:?}.h5"));
+        let other = scratch(&format!("manage-other-{format:?}.h5"));
+        let f = h5::File::create_with(&p, format).unwrap();
+        let g = f.create_group("a/b").unwrap();
+        let d = g.new_dataset::<i32>().shape(&[4]).create("d").unwrap();
+        d.write(&[1, 2, 3, 4]).unwrap();
+        d.new_attr::<f64>()
+            .create("x")
+            .unwrap()
+            .write_scalar(&1.0)
+            .unwrap();
+        d.new_attr::<f64>()
+            .create("y")
+            .unwrap()
+            .write_scalar(&2.0)
+            .unwrap();
+        f.link_soft("/a/b/d", "soft").unwrap();
+        f.create_group("c").unwrap();
+        assert!(f.exists("a/b/d").unwrap() && f.exists("soft").unwrap());
+        // Rename within a group, then across groups; the handle still reads.
+        g.rename("d", "d2").unwrap();
+        f.rename("/a/b/d2", "/c/moved").unwrap();
+        assert!(!f.exists("a/b/d2").unwrap());
+        assert_eq!(
+            f.dataset("c/moved").unwrap().read::<i32>().unwrap(),
+            [1, 2, 3, 4]
+        );
+        assert_eq!(
+            f.rename("c/moved", "c").unwrap_err().kind(),
+            ErrorKind::AlreadyExists
+        );
+        assert_eq!(
+            f.rename("nope", "c/x").unwrap_err().kind(),
+            ErrorKind::NotFound
+        );
+        // Attributes renamed and deleted.
+        let m = f.dataset("c/moved").unwrap();
+        m.rename_attr("x", "gain").unwrap();
+        m.delete_attr("y").unwrap();
+        assert_eq!(m.attr_names().unwrap(), ["gain"]);
+        assert_eq!(m.delete_attr("y").unwrap_err().kind(), ErrorKind::NotFound);
+        // The dangling soft link goes; a copy within the file and one into another file.
+        f.unlink("soft").unwrap();
+        assert!(!f.exists("soft").unwrap());
+        f.copy("c", &f.root().unwrap(), "c_copy").unwrap();
+        let o = h5::File::create_with(&other, format).unwrap();
+        f.copy("/c/moved", &o.root().unwrap(), "imported").unwrap();
+        o.close().unwrap();
+        f.close().unwrap();
+        let out = py(
+            &p,
+            "def names(g):\n    out = []\n    g.visit(out.append)\n    return sorted(out)\n\
+             print(names(f))\nprint(f['c/moved'][()].tolist(), dict(f['c/moved'].attrs))\n\
+             print(f['c_copy/moved'][()].tolist(), list(f['c_copy/moved'].attrs))\n\
+             print('soft' in f)",
+        );
+        if let Some(out) = out {
+            assert_eq!(
+                out.trim(),
+                "['a', 'a/b', 'c', 'c/moved', 'c_copy', 'c_copy/moved']\n\
+                 [1, 2, 3, 4] {'gain': np.float64(1.0)}\n\
+                 [1, 2, 3, 4] ['gain']\n\
+                 False"
+            );
+        }
+        if let Some(out) = py(
+            &other,
+            "print(f['imported'][()].tolist(), list(f['imported'].attrs))",
+        ) {
+            assert_eq!(out.trim(), "[1, 2, 3, 4] ['gain']");
+        }
+    }
+}
+
+#[test]
+fn space_of_deleted_objects_is_reused() {
+    // The compatible format only: a file this writer made in the latest format and reopened
+    // with open_rw does not yet reuse the space (h5py's files of both formats do: see
+    // h5-io's object_management tests). Known gap, noted on the issue.
+    let format = FileFormat::Compatible;
+    let p = scratch(&format!("reuse-{format:?}.h5"));
+    let f = h5::File::create_with(&p, format).unwrap();
+    let big: Vec<f64> = (0..100_000).map(f64::from).collect();
+    f.new_dataset::<f64>()
+        .shape(&[100_000])
+        .create("big")
+        .unwrap()
+        .write(&big)
+        .unwrap();
+    f.close().unwrap();
+    let before = std::fs::metadata(&p).unwrap().len();
+    let f = h5::File::open_rw(&p).unwrap();
+    f.unlink("big").unwrap();
+    f.flush().unwrap();
+    f.new_dataset::<f64>()
+        .shape(&[100_000])
+        .create("again")
+        .unwrap()
+        .write(&big)
+        .unwrap();
+    f.close().unwrap();
+    let after = std::fs::metadata(&p).unwrap().len();
+    assert!(
+        after < before + 4096,
+        "{format:?}: {before} -> {after} bytes"
+    );
+    let r = h5::File::open(&p).unwrap();
+    assert_eq!(r.dataset("again").unwrap().read::<f64>().unwrap(), big);
+    assert!(!r.exists("big").unwrap());
+}
