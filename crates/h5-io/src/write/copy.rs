@@ -885,11 +885,13 @@ impl FileWriter {
     /// flush no longer references it, as the space this writer's own structures leave:
     /// continuation chunks of rewritten headers, symbol tables, dense link and attribute
     /// storage (fractal heaps with their free-space managers, version 2 B-trees), version 1
-    /// B-tree, version 2 B-tree and fixed array chunk indexes, and the headers, raw data and
-    /// chunks of objects freed by [`FileWriter::unlink`]. Not reused (left in the file,
-    /// unreferenced): extensible array chunk indexes, paged fixed arrays, fractal heaps with
-    /// huge objects or filters, variable-length values in global heaps. Opening reads every object's header and attributes (not the
-    /// raw data), so it costs time and memory in proportion to the file's metadata.
+    /// B-tree, version 2 B-tree, fixed array and extensible array chunk indexes, and the
+    /// headers, raw data and chunks of objects freed by [`FileWriter::unlink`]. Not reused
+    /// (left in the file, unreferenced): paged fixed arrays, fractal heaps with huge objects
+    /// or filters, variable-length values in global heaps, and space a writer freed but did
+    /// not reuse before it was closed (no free-space manager is kept in the file). Opening
+    /// reads every object's header and attributes (not the raw data), so it costs time and
+    /// memory in proportion to the file's metadata.
     ///
     /// Files whose layout this writer cannot extend in place (sizes of offsets or lengths
     /// other than 8, group or chunk B-tree K values other than the defaults) are rewritten

@@ -1,12 +1,12 @@
 //! The extents of the structures a file modified in place holds on disk (symbol tables,
-//! version 1 and 2 B-trees, fractal heaps, fixed and extensible arrays), read with h5-format's parsers, so
-//! that the writer retires them when it rebuilds or frees what they belong to (see
-//! [`FileWriter::open_rw`]).
+//! version 1 and 2 B-trees, fractal heaps, fixed and extensible arrays), read with
+//! h5-format's parsers, so that the writer retires them when it rebuilds or frees what they
+//! belong to (see [`FileWriter::open_rw`]).
 //!
 //! All or nothing: a structure that cannot be read whole, or that holds what is not listed
 //! here (huge objects or filtered blocks of a fractal heap, a paged fixed array), gives an
-//! error, and the caller keeps its space out of use rather than risk
-//! reusing space that is still referenced.
+//! error, and the caller keeps its space out of use rather than risk reusing space that is
+//! still referenced.
 
 use std::collections::HashSet;
 

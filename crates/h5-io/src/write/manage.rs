@@ -89,10 +89,11 @@ impl FileWriter {
     /// freed object dangle (as in the reference library); its space may hold another
     /// object later.
     ///
-    /// Errors: [`ErrorKind::NotFound`](super::ErrorKind::NotFound) when there is no such link (or a group on the way
-    /// is missing), [`ErrorKind::Unsupported`](super::ErrorKind::Unsupported) when an object whose reference count would
-    /// change cannot be modified (see [`FileWriter::open_rw`]); the writer is then as
-    /// before.
+    /// Errors: [`NotFound`](super::ErrorKind::NotFound) when there is no such link (or a
+    /// group on the way is missing), [`Unsupported`](super::ErrorKind::Unsupported) when an
+    /// object whose reference count would change cannot be modified (see
+    /// [`FileWriter::open_rw`]; such an object that is freed instead leaves its raw data
+    /// unused in the file); the writer is then as before.
     pub fn unlink(&mut self, base: ObjId, path: &str) -> Result<()> {
         let (g, name) = self
             .link_location(base, path)
@@ -243,9 +244,10 @@ impl FileWriter {
     /// leaves, so that a flush cut short leaves the object linked at both places (never at
     /// neither).
     ///
-    /// Errors: [`ErrorKind::NotFound`](super::ErrorKind::NotFound) when `from` or the group of `to` does not exist,
-    /// [`ErrorKind::AlreadyExists`](super::ErrorKind::AlreadyExists) when `to` does, [`ErrorKind::InvalidArgument`](super::ErrorKind::InvalidArgument) when a
-    /// group would move into itself or a group below it (it would be reachable no more).
+    /// Errors: [`NotFound`](super::ErrorKind::NotFound) when `from` or the group of `to`
+    /// does not exist, [`AlreadyExists`](super::ErrorKind::AlreadyExists) when `to` does,
+    /// [`InvalidArgument`](super::ErrorKind::InvalidArgument) when a group would move into
+    /// itself or a group below it (it would be reachable no more).
     pub fn rename(&mut self, base: ObjId, from: &str, to: &str) -> Result<()> {
         let (fg, fname) = self
             .link_location(base, from)
@@ -346,9 +348,10 @@ impl FileWriter {
     /// Rename the attribute `from` of `obj` to `to` (`H5Arename`): its value, datatype and
     /// creation index stay.
     ///
-    /// Errors: [`ErrorKind::NotFound`](super::ErrorKind::NotFound), [`ErrorKind::AlreadyExists`](super::ErrorKind::AlreadyExists), and
-    /// [`ErrorKind::LimitExceeded`](super::ErrorKind::LimitExceeded) when the longer name makes the attribute's message too
-    /// big for a version 1 header.
+    /// Errors: [`NotFound`](super::ErrorKind::NotFound),
+    /// [`AlreadyExists`](super::ErrorKind::AlreadyExists), and
+    /// [`LimitExceeded`](super::ErrorKind::LimitExceeded) when the longer name makes the
+    /// attribute's message too big for a version 1 header.
     pub fn rename_attribute(&mut self, obj: ObjId, from: &str, to: &str) -> Result<()> {
         ensure!(!to.is_empty(), InvalidArgument, "empty attribute name");
         let o = self.object(obj)?;
