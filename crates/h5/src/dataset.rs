@@ -362,6 +362,16 @@ impl Dataset {
         self.obj.write(|w, id| w.delete_attribute(id, name))
     }
 
+    /// The object's comment (`H5Oget_comment`), if it has one.
+    pub fn comment(&self) -> Result<Option<String>> {
+        self.obj.comment()
+    }
+
+    /// Set (or with `None` remove) the object's comment (`H5Oset_comment`).
+    pub fn set_comment(&self, comment: Option<&str>) -> Result<()> {
+        self.obj.write(|w, id| w.set_comment(id, comment))
+    }
+
     /// Rename the attribute `from` to `to`.
     pub fn rename_attr(&self, from: &str, to: &str) -> Result<()> {
         self.obj.write(|w, id| w.rename_attribute(id, from, to))

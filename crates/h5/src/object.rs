@@ -84,6 +84,23 @@ impl Obj {
         self.file.query(|w| f(w, id)).map_err(|e| e.at(&self.path))
     }
 
+    /// The object's comment (`H5Oget_comment`).
+    pub(crate) fn comment(&self) -> Result<Option<String>> {
+        if self.is_writable() {
+            return self.query(|w, id| w.comment(id));
+        }
+        let (_, loc) = self.location()?;
+        let obj = loc.object()?;
+        Ok(
+            match obj.message(h5_format::message::MessageType::COMMENT)? {
+                Some(h5_format::message::Message::Comment(c)) => {
+                    Some(String::from_utf8_lossy(&c.comment).into_owned())
+                }
+                _ => None,
+            },
+        )
+    }
+
     /// The last component of the path.
     pub(crate) fn name(&self) -> &str {
         match self.path.rfind('/') {

@@ -565,6 +565,8 @@ fn links_and_attributes_managed_as_h5py_sees_them() {
         m.delete_attr("y").unwrap();
         assert_eq!(m.attr_names().unwrap(), ["gain"]);
         assert_eq!(m.delete_attr("y").unwrap_err().kind(), ErrorKind::NotFound);
+        m.set_comment(Some("moved twice")).unwrap();
+        assert_eq!(m.comment().unwrap().as_deref(), Some("moved twice"));
         // The dangling soft link goes; a copy within the file and one into another file.
         f.unlink("soft").unwrap();
         assert!(!f.exists("soft").unwrap());
