@@ -33,17 +33,68 @@ pub enum Target {
     },
 }
 
+/// The location of a referenced object: its path is [`path_of`]'s, or `<object at 0x…>` when
+/// no link reaches it (the reference library's `H5Iget_name` gives no name then).
 fn loc(file: &File, addr: Addr) -> Result<Location> {
     if addr.is_undef() || addr == Addr(0) {
         bail!(NotFound, "null reference");
     }
-    let obj = file.object(addr)?;
-    let _ = obj.kind() == ObjectKind::Unknown;
+    file.object(addr)?;
+    let path = path_of(file, addr)?.unwrap_or_else(|| format!("<object at {:#x}>", addr.0));
     Ok(Location {
         file: file.clone(),
         addr,
-        path: format!("<object at {:#x}>", addr.0),
+        path,
     })
+}
+
+/// The path the reference library gives an object opened without one (through a reference:
+/// `H5Iget_name` -> `H5G_get_name_by_addr`): the first path that reaches it in a depth-first,
+/// pre-order visit of the hard links from the root group, each group's links in name order,
+/// each group entered once; `/` for the root group; `None` when no link reaches it.
+pub fn path_of(file: &File, addr: Addr) -> Result<Option<String>> {
+    if addr == file.root_address() {
+        return Ok(Some("/".into()));
+    }
+    let mut seen = std::collections::HashSet::from([file.root_address().0]);
+    // A stack of groups being visited, each with its links and the next to look at.
+    let root = file.root()?;
+    let mut stack = vec![("/".to_owned(), root.links()?, 0usize)];
+    while let Some((path, links, next)) = stack.last_mut() {
+        let Some(l) = links.get(*next) else {
+            stack.pop();
+            continue;
+        };
+        *next += 1;
+        let crate::link::LinkTarget::Hard(a) = l.target else {
+            continue;
+        };
+        let child = if path.ends_with('/') {
+            format!("{path}{}", l.name)
+        } else {
+            format!("{path}/{}", l.name)
+        };
+        if a == addr {
+            return Ok(Some(child));
+        }
+        if !seen.insert(a.0) {
+            continue;
+        }
+        if !matches!(file.object(a).map(|o| o.kind()), Ok(ObjectKind::Group)) {
+            continue;
+        }
+        // A group that does not read hides nothing the reference library would find.
+        let links = crate::group::Group::at(Location {
+            file: file.clone(),
+            addr: a,
+            path: child.clone(),
+        })
+        .and_then(|g| g.links());
+        if let Ok(links) = links {
+            stack.push((child, links, 0));
+        }
+    }
+    Ok(None)
 }
 
 /// Dereference an old object reference (`H5R_OBJECT1`: the address, size of offsets bytes).
@@ -151,7 +202,8 @@ impl File {
         Ok(match obj.kind() {
             ObjectKind::Group => Node::Group(crate::group::Group::at(l.clone())?),
             ObjectKind::Dataset => Node::Dataset(crate::dataset::Dataset::at(l.clone())?),
-            _ => bail!(WrongKind, "{}: not a group or dataset", l.path),
+            ObjectKind::Datatype => Node::Datatype(crate::group::NamedDatatype::at(l.clone())?),
+            ObjectKind::Unknown => bail!(WrongKind, "{}: an object of unknown kind", l.path),
         })
     }
 }
