@@ -192,3 +192,64 @@ fn version_0_read_like_the_reference_library() {
         assert_eq!(code, 0, "h5 check {name}:\n{out}{err}");
     }
 }
+
+/// The version 0 message stays what it was after `h5::File::open_rw` changes the file (the
+/// superblock extension is not rewritten): the reference library still reads the file, maps
+/// the same strategy, and can itself modify it (using what it says of free space) after us.
+#[test]
+fn version_0_kept_by_in_place_writes() {
+    let d = dir("v0-inplace");
+    let Some(()) = reference_files(&d) else {
+        return;
+    };
+    let (Some(h5dump), Some(h5stat)) = (tool("h5dump"), tool("h5stat")) else {
+        return;
+    };
+    for name in ["fsm_aggr_persist.h5", "fsm_aggr.h5", "aggr.h5", "none.h5"] {
+        let file = d.join(name);
+        encode_version_0(&file);
+        let strategy = h5stat_strategy(&h5stat, &file);
+        let ext = |p: &Path| {
+            let data = std::fs::read(p).unwrap();
+            let (sb, _) = parse_file_superblock(&data).unwrap();
+            let at = sb.extension_address.0 as usize;
+            // A version 1 header (superblock 2): 16 bytes of prefix, then the size of chunk 0.
+            let mut n = [0u8; 4];
+            n.copy_from_slice(&data[at + 8..at + 12]);
+            let len = 16 + u32::from_le_bytes(n) as usize;
+            (sb.extension_address, data[at..at + len].to_vec())
+        };
+        let before = ext(&file);
+        {
+            let f = h5::File::open_rw(&file).unwrap();
+            f.new_dataset::<i16>()
+                .shape(&[4])
+                .create("ours")
+                .unwrap()
+                .write(&[7, 8, 9, 10])
+                .unwrap();
+            f.dataset("e").unwrap().write(&[5i32; 10]).unwrap();
+            f.close().unwrap();
+        }
+        assert_eq!(ext(&file), before, "{name}: the extension is untouched");
+        assert_eq!(h5stat_strategy(&h5stat, &file), strategy, "{name}");
+        let f = file.to_str().unwrap();
+        let (code, out, err) = run(&h5dump, &["-d", "/ours", f]);
+        assert_eq!(code, 0, "h5dump {name}: {err}");
+        assert!(out.contains("(0): 7, 8, 9, 10"), "{out}");
+        // The reference library modifies the file after us.
+        h5_oracle::run_c("add_dataset", &[f, "theirs", "e"], b"")
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(h5stat_strategy(&h5stat, &file), strategy, "{name}");
+        for args in [&[f][..], &["-B", f][..]] {
+            let (code, want, err) = run(&h5dump, args);
+            assert_eq!(code, 0, "h5dump {args:?}: {err}");
+            assert!(want.contains("(0): 0, 10, 20, 30, 40") || args[0] == "-B");
+            let (code, got, err) = h5(&[&["dump"][..], args].concat());
+            assert_eq!(code, 0, "h5 dump {args:?}: {err}");
+            assert_eq!(got, want, "h5 dump {args:?}");
+        }
+        let (code, out, err) = h5(&["check", f]);
+        assert_eq!(code, 0, "h5 check {name}:\n{out}{err}");
+    }
+}

@@ -237,7 +237,7 @@ pub fn selection_from_format(s: &FormatSelection, space: &Dataspace) -> Result<S
                 .iter()
                 .any(|d| d.count == u64::MAX || d.block == u64::MAX)
             {
-                bail!(Unsupported, "unlimited hyperslab selections");
+                return unlimited_hyperslab(dims, space);
             }
             let start: Vec<u64> = dims.iter().map(|d| d.start).collect();
             let stride: Vec<u64> = dims.iter().map(|d| d.stride.max(1)).collect();
@@ -247,5 +247,97 @@ pub fn selection_from_format(s: &FormatSelection, space: &Dataspace) -> Result<S
         }
     };
     sel.validate(space)?;
+    Ok(sel)
+}
+
+/// An unlimited regular hyperslab (a count or block of `H5S_UNLIMITED` in one dimension, as
+/// HDF5 1.10+ writes them in region references) on the dataset's current extent: the
+/// reference library keeps such a selection unlimited and clips it to an extent where it
+/// applies one (`H5S__hyper_clip_unlim`): an unlimited block reaches the end of the
+/// dimension; an unlimited count takes every block that starts inside it, the last one cut
+/// at the end.
+fn unlimited_hyperslab(
+    dims: &[h5_format::selection::RegularDim],
+    space: &Dataspace,
+) -> Result<Selection> {
+    let extent = space.dims();
+    let unlimited: Vec<usize> = (0..dims.len())
+        .filter(|&i| dims[i].count == u64::MAX || dims[i].block == u64::MAX)
+        .collect();
+    let [u] = unlimited[..] else {
+        bail!(
+            Format,
+            "a hyperslab unlimited in {} dimensions (one at most)",
+            unlimited.len()
+        );
+    };
+    if extent.len() != dims.len() {
+        bail!(
+            Format,
+            "a hyperslab of rank {} on a dataspace of rank {}",
+            dims.len(),
+            extent.len()
+        );
+    }
+    let n = extent[u];
+    let d = dims[u];
+    let mut start: Vec<u64> = dims.iter().map(|d| d.start).collect();
+    let mut stride: Vec<u64> = dims.iter().map(|d| d.stride.max(1)).collect();
+    let mut count: Vec<u64> = dims.iter().map(|d| d.count).collect();
+    let mut block: Vec<u64> = dims.iter().map(|d| d.block).collect();
+    if d.start >= n {
+        return Ok(Selection::None);
+    }
+    let mut sel = Selection::None;
+    if d.block == u64::MAX {
+        // One block from the start to the end of the dimension.
+        if d.count != 1 {
+            bail!(Format, "an unlimited block repeated {} times", d.count);
+        }
+        block[u] = n - d.start;
+        sel.select_hyperslab(
+            space,
+            SelectOp::Set,
+            &start,
+            Some(&stride),
+            &count,
+            Some(&block),
+        )?;
+    } else {
+        let (s, b) = (d.start, d.block.max(1));
+        let step = d.stride.max(1);
+        // Blocks wholly inside the extent, then the one cut at its end.
+        let whole = if n >= s + b {
+            (n - s - b) / step + 1
+        } else {
+            0
+        };
+        if whole > 0 {
+            count[u] = whole;
+            sel.select_hyperslab(
+                space,
+                SelectOp::Or,
+                &start,
+                Some(&stride),
+                &count,
+                Some(&block),
+            )?;
+        }
+        let next = s + whole * step;
+        if next < n {
+            start[u] = next;
+            count[u] = 1;
+            block[u] = (n - next).min(b);
+            stride[u] = 1;
+            sel.select_hyperslab(
+                space,
+                SelectOp::Or,
+                &start,
+                Some(&stride),
+                &count,
+                Some(&block),
+            )?;
+        }
+    }
     Ok(sel)
 }

@@ -48,6 +48,7 @@ mod group;
 mod heap;
 mod inplace;
 mod io;
+pub mod paged;
 mod reference;
 mod space;
 mod value;
