@@ -253,3 +253,53 @@ fn version_0_kept_by_in_place_writes() {
         assert_eq!(code, 0, "h5 check {name}:\n{out}{err}");
     }
 }
+
+/// Files of 1.10.1+ (version 1 messages), each strategy, persisting free space or not,
+/// modified in place: the strategy stays (h5stat -S), and the reference library modifies
+/// the file after us without losing what we wrote (a persisting file's free-space managers
+/// are dropped, as h5clear drops them, so that the library does not shrink the file back to
+/// the end it recorded before them).
+#[test]
+fn version_1_files_modified_in_place() {
+    let d = dir("v1-inplace");
+    let Some(()) = reference_files(&d) else {
+        return;
+    };
+    let (Some(h5dump), Some(h5stat)) = (tool("h5dump"), tool("h5stat")) else {
+        return;
+    };
+    for name in [
+        "fsm_aggr_persist.h5",
+        "fsm_aggr.h5",
+        "aggr.h5",
+        "none.h5",
+        "page.h5",
+    ] {
+        let file = d.join(name);
+        let strategy = h5stat_strategy(&h5stat, &file);
+        {
+            let f = h5::File::open_rw(&file).unwrap();
+            f.new_dataset::<i16>()
+                .shape(&[2000])
+                .create("ours")
+                .unwrap()
+                .write(&vec![7i16; 2000])
+                .unwrap();
+            f.close().unwrap();
+        }
+        assert_eq!(h5stat_strategy(&h5stat, &file), strategy, "{name}");
+        let f = file.to_str().unwrap();
+        h5_oracle::run_c("add_dataset", &[f, "theirs", "e"], b"")
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(h5stat_strategy(&h5stat, &file), strategy, "{name}");
+        let (code, want, err) = run(&h5dump, &[f]);
+        assert_eq!(code, 0, "h5dump {name}: {err}");
+        assert!(want.contains("(0): 0, 10, 20, 30, 40"), "{name}: {want}");
+        assert!(want.contains("DATASET \"ours\""), "{name}: {want}");
+        let (code, got, err) = h5(&["dump", f]);
+        assert_eq!(code, 0, "h5 dump {name}: {err}");
+        assert_eq!(got, want, "h5 dump {name}");
+        let (code, out, err) = h5(&["check", f]);
+        assert_eq!(code, 0, "h5 check {name}:\n{out}{err}");
+    }
+}

@@ -183,3 +183,76 @@ with h5py.File(sys.argv[1], "w", libver="earliest") as f:
         assert_eq!(h5py_values(&py, o, true), want, "{opts:?}");
     }
 }
+
+/// A paged file (h5py, `fs_strategy="page"`) modified in place keeps its strategy and reads
+/// through the reference library's page buffer: new space is taken in whole pages, metadata
+/// and raw data apart, as in a new paged file.
+#[test]
+fn paged_file_modified_in_place() {
+    let (Some(py), Some(h5stat)) = (
+        h5_oracle::require("h5py", h5_oracle::h5py()),
+        h5_oracle::require("h5stat", h5_oracle::tool("h5stat")),
+    ) else {
+        return;
+    };
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("repack_paged_inplace");
+    std::fs::create_dir_all(&d).unwrap();
+    let file = d.join("paged.h5");
+    let f = file.to_str().unwrap();
+    for persist in ["False", "True"] {
+        let script = r#"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "w", fs_strategy="page", fs_page_size=1024,
+               fs_persist=sys.argv[2] == "True") as f:
+    f["a"] = np.arange(100, dtype="<i4")
+    f["gone"] = np.arange(300, dtype="<i4")
+    g = f.create_group("g")
+    for i in range(40):
+        g["x%02d" % i] = np.arange(i + 1, dtype="<f8")
+    del f["gone"]
+"#;
+        run(&py, &["-c", script, f, persist]);
+        let before = stat_lines(&h5stat, f);
+        {
+            let w = h5::File::open_rw(&file).unwrap();
+            w.new_dataset::<i64>()
+                .shape(&[3000])
+                .create("new")
+                .unwrap()
+                .write(&(0..3000).collect::<Vec<i64>>())
+                .unwrap();
+            let g = w.group("g").unwrap();
+            for i in 40..60 {
+                g.new_dataset::<f64>()
+                    .shape(&[4])
+                    .create(&format!("x{i:02}"))
+                    .unwrap()
+                    .write(&[1.0, 2.0, 3.0, 4.0])
+                    .unwrap();
+            }
+            w.close().unwrap();
+        }
+        assert_eq!(stat_lines(&h5stat, f), before);
+        assert_eq!(std::fs::metadata(&file).unwrap().len() % 1024, 0);
+        assert_eq!(h5py_values(&py, f, true), h5py_values(&py, f, false));
+        assert!(h5py_values(&py, f, true).contains("g/x59 "));
+        // The reference library modifies it after us (using what it persisted of free space).
+        h5_oracle::run_c("add_dataset", &[f, "theirs", "a"], b"").unwrap();
+        assert_eq!(stat_lines(&h5stat, f), before);
+        let v = h5py_values(&py, f, true);
+        assert_eq!(v, h5py_values(&py, f, false));
+        assert!(
+            v.contains("theirs ") && v.contains("new ") && !v.contains("\na "),
+            "{v}"
+        );
+        let check = Command::new(env!("CARGO_BIN_EXE_h5"))
+            .args(["check", f])
+            .output()
+            .unwrap();
+        assert!(
+            check.status.success(),
+            "{}",
+            String::from_utf8_lossy(&check.stdout)
+        );
+    }
+}

@@ -36,15 +36,23 @@ pub enum Target {
 /// The location of a referenced object: its path is [`path_of`]'s, or `<object at 0x…>` when
 /// no link reaches it (the reference library's `H5Iget_name` gives no name then).
 fn loc(file: &File, addr: Addr) -> Result<Location> {
+    let mut l = unnamed_loc(file, addr)?;
+    if let Some(p) = path_of(file, addr)? {
+        l.path = p;
+    }
+    Ok(l)
+}
+
+/// The location of a referenced object without looking for its path (`<object at 0x…>`).
+fn unnamed_loc(file: &File, addr: Addr) -> Result<Location> {
     if addr.is_undef() || addr == Addr(0) {
         bail!(NotFound, "null reference");
     }
     file.object(addr)?;
-    let path = path_of(file, addr)?.unwrap_or_else(|| format!("<object at {:#x}>", addr.0));
     Ok(Location {
         file: file.clone(),
         addr,
-        path,
+        path: format!("<object at {:#x}>", addr.0),
     })
 }
 
@@ -106,6 +114,20 @@ pub fn object_reference(file: &File, bytes: &[u8]) -> Result<Location> {
 
 /// Dereference an old dataset region reference (`H5R_DATASET_REGION1`: a global heap ID).
 pub fn region_reference(file: &File, bytes: &[u8]) -> Result<Target> {
+    region_target(file, bytes, loc)
+}
+
+/// [`region_reference`] without looking for the dataset's path (a walk of the file's
+/// groups): for copies, which need only its address.
+pub(crate) fn region_reference_unnamed(file: &File, bytes: &[u8]) -> Result<Target> {
+    region_target(file, bytes, unnamed_loc)
+}
+
+fn region_target(
+    file: &File,
+    bytes: &[u8],
+    loc: fn(&File, Addr) -> Result<Location>,
+) -> Result<Target> {
     let mut c = Cursor::new(bytes, 0, file.sizes());
     let addr = c.read_addr()?;
     let index = c.read_u32()?;

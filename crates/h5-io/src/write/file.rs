@@ -314,6 +314,18 @@ impl FileWriter {
         })
     }
 
+    /// Replace the bytes of a block of the file that is not one of the writer's structures
+    /// (a file modified in place: its superblock extension), written at the next flush.
+    pub(crate) fn set_block(&mut self, at: u64, bytes: Vec<u8>) {
+        self.meta.insert(at, Block { bytes, dirty: true });
+    }
+
+    /// Take new space by paged aggregation (a file modified in place that uses it): from the
+    /// next page boundary on, in pages of `page` bytes.
+    pub(crate) fn use_pages(&mut self, page: u64) {
+        self.pages = Some(Pages::new(page));
+    }
+
     /// The page size of paged aggregation, when the file uses it.
     pub(crate) fn page_size(&self) -> Option<u64> {
         self.pages.as_ref().map(Pages::page_size)
@@ -1099,6 +1111,11 @@ impl FileWriter {
     }
 
     fn write_superblock(&mut self) -> Result<()> {
+        // Paged aggregation ends the file on a page boundary.
+        if let Some(p) = &self.pages {
+            self.eoa = p.align(self.eoa);
+        }
+        self.inplace_fs_info()?;
         if let Some(sb) = self.inplace_superblock() {
             let mut w = Writer::new(self.sizes);
             sb.encode(&mut w);
@@ -1113,8 +1130,7 @@ impl FileWriter {
         }
         let root = &self.objects[0];
         let eof = Addr(match &self.pages {
-            // Paged aggregation ends the file on a page boundary.
-            Some(p) => p.align(self.eoa),
+            Some(_) => self.eoa,
             None => align8(self.eoa),
         });
         let root_addr = Addr(root.addr);
