@@ -199,7 +199,9 @@ pub fn revised_reference(file: &File, bytes: &[u8]) -> Result<Target> {
 }
 
 impl File {
-    /// The object an old object reference (`hobj_ref_t`) points at.
+    /// The object an old object reference (`hobj_ref_t`) points at: a group, a dataset or a
+    /// committed datatype, with the path [`path_of`] finds (a walk of the groups until the
+    /// object is found, the whole file for an object no link reaches).
     pub fn deref_object(&self, r: h5_types::h5type::ObjectRef) -> Result<Node> {
         let l = loc(self, Addr(r.addr()))?;
         self.node_at(&l)
