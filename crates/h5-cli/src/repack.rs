@@ -15,17 +15,25 @@
 //!   dataset's datatype is left out for it, with a warning.
 //! * `--latest`: write the latest format (superblock version 2) instead of the compatible
 //!   one.
+//! * `-S STRATEGY` (`--fs_strategy=`), `-G PAGESIZE` (`--fs_pagesize=`): the file-space
+//!   strategy (`FSM_AGGR`, `PAGE`, `AGGR`, `NONE`) and page size of the output, as
+//!   `H5Pset_file_space_strategy` (not persisting, threshold 1) and
+//!   `H5Pset_file_space_page_size` set them: `-S PAGE` writes paged aggregation (metadata
+//!   and raw data in separate pages), which readers of object stores fetch page by page.
+//!   Either option alone takes the other's default (FSM_AGGR, 4096 bytes).
 
 use std::cell::RefCell;
 
 use h5::io::filter::{self, Filter};
 use h5::io::selection::{Dataspace, UNLIMITED};
+use h5::io::write::paged::{FileSpace, FileSpaceStrategy, DEFAULT_PAGE_SIZE, MIN_PAGE_SIZE};
 use h5::io::write::{
     copy_file, CopyOptions, DatasetSpec, Error as WError, ErrorKind as WKind, FileFormat,
     FileWriter, StorageSpec,
 };
 
-const USAGE: &str = "usage: h5 repack [--latest] [-l [OBJ,..:]CHUNK=DxD..|CONTI|COMPA]... \
+const USAGE: &str = "usage: h5 repack [--latest] [-S FSM_AGGR|PAGE|AGGR|NONE] [-G PAGESIZE] \
+                     [-l [OBJ,..:]CHUNK=DxD..|CONTI|COMPA]... \
                      [-f [OBJ,..:]GZIP=L|SZIP=PPB,EC|NN|SHUF|FLET|NBIT|SOFF=N,IN|DS|NONE]... IN OUT";
 
 /// A layout option.
@@ -63,6 +71,9 @@ struct Options {
     latest: bool,
     layouts: Vec<(Objects, LayoutOpt)>,
     filters: Vec<(Objects, FilterOpt)>,
+    /// `-S` and `-G`.
+    fs_strategy: Option<FileSpaceStrategy>,
+    fs_page_size: Option<u64>,
     input: String,
     output: String,
 }
@@ -175,6 +186,31 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
         };
         if a == "--latest" || a == "-L" {
             o.latest = true;
+        } else if a.starts_with("--fs_strategy") || a.starts_with("-S") {
+            let flag = if a.starts_with("-S") {
+                "-S"
+            } else {
+                "--fs_strategy"
+            };
+            let v = value(flag)?;
+            o.fs_strategy = Some(FileSpaceStrategy::from_name(&v).ok_or_else(|| {
+                format!("unknown file space strategy {v:?} (FSM_AGGR, PAGE, AGGR or NONE)")
+            })?);
+        } else if a.starts_with("--fs_pagesize") || a.starts_with("-G") {
+            let flag = if a.starts_with("-G") {
+                "-G"
+            } else {
+                "--fs_pagesize"
+            };
+            let v = value(flag)?;
+            match v.parse::<u64>() {
+                Ok(n) if n >= MIN_PAGE_SIZE => o.fs_page_size = Some(n),
+                _ => {
+                    return Err(format!(
+                        "file space page size {v:?} is not a number of at least {MIN_PAGE_SIZE}"
+                    ))
+                }
+            }
         } else if a.starts_with("--layout") {
             let v = value("--layout")?;
             o.layouts.push(parse_layout(&v)?);
@@ -318,7 +354,12 @@ fn repack(o: &Options) -> Result<Vec<String>, String> {
     } else {
         FileFormat::Compatible
     };
-    let mut w = FileWriter::create(&o.output, format).map_err(|e| e.to_string())?;
+    let file_space = (o.fs_strategy.is_some() || o.fs_page_size.is_some()).then(|| FileSpace {
+        strategy: o.fs_strategy.unwrap_or(FileSpaceStrategy::FsmAggr),
+        page_size: o.fs_page_size.unwrap_or(DEFAULT_PAGE_SIZE),
+    });
+    let mut w = FileWriter::create_with_file_space(&o.output, format, file_space)
+        .map_err(|e| e.to_string())?;
     let warnings = RefCell::new(Vec::new());
     let hook = |path: &str, spec: &mut DatasetSpec| -> Result<(), WError> {
         let mut warn = warnings
@@ -417,6 +458,12 @@ mod tests {
         assert_eq!((o.input.as_str(), o.output.as_str()), ("in.h5", "out.h5"));
         assert!(Objects(vec!["/g/d2".into()]).matches("/g/d2"));
         assert!(!Objects(vec!["g".into()]).matches("/g/d2"));
+        let o = parse_args(&args("-S PAGE -G 8192 in.h5 out.h5")).unwrap();
+        assert_eq!(o.fs_strategy, Some(FileSpaceStrategy::Page));
+        assert_eq!(o.fs_page_size, Some(8192));
+        let o = parse_args(&args("--fs_strategy=AGGR --fs_pagesize=512 in.h5 out.h5")).unwrap();
+        assert_eq!(o.fs_strategy, Some(FileSpaceStrategy::Aggr));
+        assert_eq!(o.fs_page_size, Some(512));
     }
 
     #[test]
@@ -429,6 +476,9 @@ mod tests {
             "-f XYZ a b",
             "a",
             "-q a b",
+            "-S PAGED a b",
+            "-G 100 a b",
+            "-G x a b",
         ] {
             assert!(parse_args(&args(bad)).is_err(), "{bad}");
         }

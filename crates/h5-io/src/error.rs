@@ -32,6 +32,9 @@ pub enum ErrorKind {
     LimitExceeded,
     /// An argument from the caller is invalid.
     InvalidArgument,
+    /// The file is shorter than the end of file address its superblock stores (see
+    /// [`crate::file::OpenOptions::allow_truncated`]).
+    Truncated,
 }
 
 impl ErrorKind {
@@ -49,6 +52,7 @@ impl ErrorKind {
             ErrorKind::Link => "link error",
             ErrorKind::LimitExceeded => "limit exceeded",
             ErrorKind::InvalidArgument => "invalid argument",
+            ErrorKind::Truncated => "truncated file",
         }
     }
 }

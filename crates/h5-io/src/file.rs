@@ -38,6 +38,10 @@ pub struct OpenOptions {
     /// Virtual datasets: how many missing printf-named sources in a row are skipped while
     /// looking for more (`H5Pset_virtual_printf_gap`).
     pub vds_gap: u64,
+    /// Open a file shorter than the end of file address its superblock stores (a truncated
+    /// file, e.g. a copy cut short), to recover what its bytes still hold. Off by default:
+    /// like the reference library, opening such a file fails with [`ErrorKind::Truncated`].
+    pub allow_truncated: bool,
 }
 
 impl OpenOptions {
@@ -49,6 +53,12 @@ impl OpenOptions {
     /// Allow or forbid following external links.
     pub fn external_links(mut self, allow: bool) -> Self {
         self.external_links = allow;
+        self
+    }
+
+    /// Allow or refuse opening a truncated file (see [`OpenOptions::allow_truncated`]).
+    pub fn allow_truncated(mut self, allow: bool) -> Self {
+        self.allow_truncated = allow;
         self
     }
 }
@@ -102,6 +112,22 @@ pub struct File {
 
 fn io_err(path: &Path, e: std::io::Error) -> Error {
     Error::with_source(ErrorKind::Io, format!("opening {}", path.display()), e)
+}
+
+/// The reference library's open-time check (`H5F__super_read`): the bytes of the file
+/// (all members of a family) must reach the stored "End of File Address", which counts from
+/// the start of the file (the base address included). Multi files are not checked: their
+/// members each hold part of the address space.
+fn check_not_truncated(sb: &Superblock, len: u64) -> Result<()> {
+    if let Some(stored) = sb.eof_address.get() {
+        ensure!(
+            len >= stored,
+            Truncated,
+            "truncated file: eof = {len}, stored_eof = {stored} (the superblock's end of file \
+             address is past the file's last byte; OpenOptions::allow_truncated opens it anyway)"
+        );
+    }
+    Ok(())
 }
 
 impl File {
@@ -243,6 +269,9 @@ impl File {
                 raw = RawFile::new(source.clone(), 0, sb.sizes, path.clone())?;
             }
             _ => {}
+        }
+        if !options.allow_truncated && !matches!(driver, Some(DriverData::Multi { .. })) {
+            check_not_truncated(&sb, source.len()?)?;
         }
         Ok(File {
             inner: Arc::new(Inner {

@@ -56,6 +56,22 @@ pub struct NamedDatatype {
 }
 
 impl NamedDatatype {
+    /// The committed datatype at a location (checks that it is one).
+    pub(crate) fn at(loc: Location) -> Result<NamedDatatype> {
+        let obj = loc.object()?;
+        match obj.kind() {
+            ObjectKind::Datatype => {
+                let datatype = crate::dataset::datatype_of(&obj).map_err(|e| e.at(&loc.path))?;
+                Ok(NamedDatatype { loc, datatype })
+            }
+            k => Err(Error::new(
+                ErrorKind::WrongKind,
+                format!("a {k:?}, not a committed datatype"),
+            )
+            .at(loc.path)),
+        }
+    }
+
     /// The datatype.
     pub fn datatype(&self) -> &h5_types::Datatype {
         &self.datatype

@@ -33,17 +33,76 @@ pub enum Target {
     },
 }
 
+/// The location of a referenced object: its path is [`path_of`]'s, or `<object at 0x…>` when
+/// no link reaches it (the reference library's `H5Iget_name` gives no name then).
 fn loc(file: &File, addr: Addr) -> Result<Location> {
+    let mut l = unnamed_loc(file, addr)?;
+    if let Some(p) = path_of(file, addr)? {
+        l.path = p;
+    }
+    Ok(l)
+}
+
+/// The location of a referenced object without looking for its path (`<object at 0x…>`).
+fn unnamed_loc(file: &File, addr: Addr) -> Result<Location> {
     if addr.is_undef() || addr == Addr(0) {
         bail!(NotFound, "null reference");
     }
-    let obj = file.object(addr)?;
-    let _ = obj.kind() == ObjectKind::Unknown;
+    file.object(addr)?;
     Ok(Location {
         file: file.clone(),
         addr,
         path: format!("<object at {:#x}>", addr.0),
     })
+}
+
+/// The path the reference library gives an object opened without one (through a reference:
+/// `H5Iget_name` -> `H5G_get_name_by_addr`): the first path that reaches it in a depth-first,
+/// pre-order visit of the hard links from the root group, each group's links in name order,
+/// each group entered once; `/` for the root group; `None` when no link reaches it.
+pub fn path_of(file: &File, addr: Addr) -> Result<Option<String>> {
+    if addr == file.root_address() {
+        return Ok(Some("/".into()));
+    }
+    let mut seen = std::collections::HashSet::from([file.root_address().0]);
+    // A stack of groups being visited, each with its links and the next to look at.
+    let root = file.root()?;
+    let mut stack = vec![("/".to_owned(), root.links()?, 0usize)];
+    while let Some((path, links, next)) = stack.last_mut() {
+        let Some(l) = links.get(*next) else {
+            stack.pop();
+            continue;
+        };
+        *next += 1;
+        let crate::link::LinkTarget::Hard(a) = l.target else {
+            continue;
+        };
+        let child = if path.ends_with('/') {
+            format!("{path}{}", l.name)
+        } else {
+            format!("{path}/{}", l.name)
+        };
+        if a == addr {
+            return Ok(Some(child));
+        }
+        if !seen.insert(a.0) {
+            continue;
+        }
+        if !matches!(file.object(a).map(|o| o.kind()), Ok(ObjectKind::Group)) {
+            continue;
+        }
+        // A group that does not read hides nothing the reference library would find.
+        let links = crate::group::Group::at(Location {
+            file: file.clone(),
+            addr: a,
+            path: child.clone(),
+        })
+        .and_then(|g| g.links());
+        if let Ok(links) = links {
+            stack.push((child, links, 0));
+        }
+    }
+    Ok(None)
 }
 
 /// Dereference an old object reference (`H5R_OBJECT1`: the address, size of offsets bytes).
@@ -55,6 +114,20 @@ pub fn object_reference(file: &File, bytes: &[u8]) -> Result<Location> {
 
 /// Dereference an old dataset region reference (`H5R_DATASET_REGION1`: a global heap ID).
 pub fn region_reference(file: &File, bytes: &[u8]) -> Result<Target> {
+    region_target(file, bytes, loc)
+}
+
+/// [`region_reference`] without looking for the dataset's path (a walk of the file's
+/// groups): for copies, which need only its address.
+pub(crate) fn region_reference_unnamed(file: &File, bytes: &[u8]) -> Result<Target> {
+    region_target(file, bytes, unnamed_loc)
+}
+
+fn region_target(
+    file: &File,
+    bytes: &[u8],
+    loc: fn(&File, Addr) -> Result<Location>,
+) -> Result<Target> {
     let mut c = Cursor::new(bytes, 0, file.sizes());
     let addr = c.read_addr()?;
     let index = c.read_u32()?;
@@ -126,7 +199,9 @@ pub fn revised_reference(file: &File, bytes: &[u8]) -> Result<Target> {
 }
 
 impl File {
-    /// The object an old object reference (`hobj_ref_t`) points at.
+    /// The object an old object reference (`hobj_ref_t`) points at: a group, a dataset or a
+    /// committed datatype, with the path [`path_of`] finds (a walk of the groups until the
+    /// object is found, the whole file for an object no link reaches).
     pub fn deref_object(&self, r: h5_types::h5type::ObjectRef) -> Result<Node> {
         let l = loc(self, Addr(r.addr()))?;
         self.node_at(&l)
@@ -151,7 +226,8 @@ impl File {
         Ok(match obj.kind() {
             ObjectKind::Group => Node::Group(crate::group::Group::at(l.clone())?),
             ObjectKind::Dataset => Node::Dataset(crate::dataset::Dataset::at(l.clone())?),
-            _ => bail!(WrongKind, "{}: not a group or dataset", l.path),
+            ObjectKind::Datatype => Node::Datatype(crate::group::NamedDatatype::at(l.clone())?),
+            ObjectKind::Unknown => bail!(WrongKind, "{}: an object of unknown kind", l.path),
         })
     }
 }
@@ -185,7 +261,7 @@ pub fn selection_from_format(s: &FormatSelection, space: &Dataspace) -> Result<S
                 .iter()
                 .any(|d| d.count == u64::MAX || d.block == u64::MAX)
             {
-                bail!(Unsupported, "unlimited hyperslab selections");
+                return unlimited_hyperslab(dims, space);
             }
             let start: Vec<u64> = dims.iter().map(|d| d.start).collect();
             let stride: Vec<u64> = dims.iter().map(|d| d.stride.max(1)).collect();
@@ -195,5 +271,97 @@ pub fn selection_from_format(s: &FormatSelection, space: &Dataspace) -> Result<S
         }
     };
     sel.validate(space)?;
+    Ok(sel)
+}
+
+/// An unlimited regular hyperslab (a count or block of `H5S_UNLIMITED` in one dimension, as
+/// HDF5 1.10+ writes them in region references) on the dataset's current extent: the
+/// reference library keeps such a selection unlimited and clips it to an extent where it
+/// applies one (`H5S__hyper_clip_unlim`): an unlimited block reaches the end of the
+/// dimension; an unlimited count takes every block that starts inside it, the last one cut
+/// at the end.
+fn unlimited_hyperslab(
+    dims: &[h5_format::selection::RegularDim],
+    space: &Dataspace,
+) -> Result<Selection> {
+    let extent = space.dims();
+    let unlimited: Vec<usize> = (0..dims.len())
+        .filter(|&i| dims[i].count == u64::MAX || dims[i].block == u64::MAX)
+        .collect();
+    let [u] = unlimited[..] else {
+        bail!(
+            Format,
+            "a hyperslab unlimited in {} dimensions (one at most)",
+            unlimited.len()
+        );
+    };
+    if extent.len() != dims.len() {
+        bail!(
+            Format,
+            "a hyperslab of rank {} on a dataspace of rank {}",
+            dims.len(),
+            extent.len()
+        );
+    }
+    let n = extent[u];
+    let d = dims[u];
+    let mut start: Vec<u64> = dims.iter().map(|d| d.start).collect();
+    let mut stride: Vec<u64> = dims.iter().map(|d| d.stride.max(1)).collect();
+    let mut count: Vec<u64> = dims.iter().map(|d| d.count).collect();
+    let mut block: Vec<u64> = dims.iter().map(|d| d.block).collect();
+    if d.start >= n {
+        return Ok(Selection::None);
+    }
+    let mut sel = Selection::None;
+    if d.block == u64::MAX {
+        // One block from the start to the end of the dimension.
+        if d.count != 1 {
+            bail!(Format, "an unlimited block repeated {} times", d.count);
+        }
+        block[u] = n - d.start;
+        sel.select_hyperslab(
+            space,
+            SelectOp::Set,
+            &start,
+            Some(&stride),
+            &count,
+            Some(&block),
+        )?;
+    } else {
+        let (s, b) = (d.start, d.block.max(1));
+        let step = d.stride.max(1);
+        // Blocks wholly inside the extent, then the one cut at its end.
+        let whole = if n >= s + b {
+            (n - s - b) / step + 1
+        } else {
+            0
+        };
+        if whole > 0 {
+            count[u] = whole;
+            sel.select_hyperslab(
+                space,
+                SelectOp::Or,
+                &start,
+                Some(&stride),
+                &count,
+                Some(&block),
+            )?;
+        }
+        let next = s + whole * step;
+        if next < n {
+            start[u] = next;
+            count[u] = 1;
+            block[u] = (n - next).min(b);
+            stride[u] = 1;
+            sel.select_hyperslab(
+                space,
+                SelectOp::Or,
+                &start,
+                Some(&stride),
+                &count,
+                Some(&block),
+            )?;
+        }
+    }
     Ok(sel)
 }

@@ -56,6 +56,7 @@ mod heap;
 mod inplace;
 mod io;
 mod manage;
+pub mod paged;
 mod reference;
 mod space;
 mod value;

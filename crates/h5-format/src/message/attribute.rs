@@ -100,11 +100,18 @@ impl Attribute {
                         Some(n) if n <= c.remaining() as u64 && n <= limits::MAX_METADATA_BLOCK => {
                             n as usize
                         }
-                        _ => {
+                        Some(n) => {
                             return Err(c.error_at(
                                 ErrorKind::UnexpectedEof,
                                 data_at,
-                                format!("attribute data of {n:?} bytes, {} left", c.remaining()),
+                                format!("attribute data of {n} bytes, {} left", c.remaining()),
+                            ))
+                        }
+                        None => {
+                            return Err(c.error_at(
+                                ErrorKind::InvalidValue,
+                                data_at,
+                                "attribute data size overflows (elements times element size)",
                             ))
                         }
                     }
@@ -205,6 +212,34 @@ mod tests {
         let mut w = Writer::new(Sizes::DEFAULT);
         a.encode(&mut w);
         assert_eq!(w.as_slice(), &b[..]);
+    }
+
+    #[test]
+    fn short_data_names_the_sizes() {
+        // The message of `version_1_from_bytes` with 2 of its 4 data bytes.
+        let mut b = vec![1u8, 0, 2, 0, 12, 0, 8, 0];
+        b.extend_from_slice(b"a\0\0\0\0\0\0\0");
+        b.extend_from_slice(&[0x10, 0x08, 0, 0, 4, 0, 0, 0, 0, 0, 32, 0, 0, 0, 0, 0]);
+        b.extend_from_slice(&[1, 0, 0, 0, 0, 0, 0, 0]);
+        b.extend_from_slice(&[42, 0]);
+        let e = Attribute::parse(&mut Cursor::new(&b, 0, Sizes::DEFAULT)).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::UnexpectedEof);
+        assert!(
+            e.to_string().contains("attribute data of 4 bytes, 2 left"),
+            "{e}"
+        );
+        // A dataspace of 2^62 elements of 4 bytes: the size does not fit 64 bits.
+        let mut b = vec![1u8, 0, 2, 0, 12, 0, 16, 0];
+        b.extend_from_slice(b"a\0\0\0\0\0\0\0");
+        b.extend_from_slice(&[0x10, 0x08, 0, 0, 4, 0, 0, 0, 0, 0, 32, 0, 0, 0, 0, 0]);
+        b.extend_from_slice(&[1, 1, 0, 0, 0, 0, 0, 0]);
+        b.extend_from_slice(&(1u64 << 62).to_le_bytes());
+        let e = Attribute::parse(&mut Cursor::new(&b, 0, Sizes::DEFAULT)).unwrap_err();
+        assert!(
+            e.to_string().contains("attribute data size overflows"),
+            "{e}"
+        );
+        assert!(!e.to_string().contains("None"), "{e}");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use super::{read_version, scoped};
 use crate::cursor::{Cursor, Writer};
-use crate::{limits, Addr, ErrorKind, Result};
+use crate::{Addr, ErrorKind, Result};
 
 /// "Link Type" of an external link.
 pub const LINK_TYPE_EXTERNAL: u8 = 64;
@@ -85,7 +85,9 @@ impl Link {
             };
             let len_at = c.offset();
             let name_len = c.read_uint(1 << (flags & 3))?;
-            if name_len == 0 || name_len > limits::MAX_NAME_LEN as u64 {
+            // A link message in dense storage (a fractal heap object) may hold a name longer
+            // than a header message could: the bytes left bound it.
+            if name_len == 0 || name_len > c.remaining() as u64 {
                 return Err(c.error_at(
                     ErrorKind::InvalidValue,
                     len_at,

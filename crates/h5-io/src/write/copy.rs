@@ -689,7 +689,8 @@ impl Copier<'_, '_> {
                     if el.iter().all(|&b| b == 0) {
                         return Ok(());
                     }
-                    let t = crate::reference::region_reference(self.src, el).map_err(rerr)?;
+                    let t =
+                        crate::reference::region_reference_unnamed(self.src, el).map_err(rerr)?;
                     let crate::reference::Target::Region { dataset, selection } = t else {
                         bail!(
                             Format,

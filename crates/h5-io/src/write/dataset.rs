@@ -22,7 +22,7 @@ use super::attribute::{dataspace_message, npoints};
 use super::btree2::Btree2Params;
 use super::chunk_index as ea;
 use super::file::{Body, FileFormat, FileWriter, ObjId, CHUNK_K};
-use super::group::{btree_levels, build_btree};
+use super::group::{btree_levels, build_btree_at};
 use super::value::{disk_type, file_size};
 use super::{bail, ensure, Error, ErrorKind, Result};
 use crate::filter::{self, ChunkInfo, Filter};
@@ -414,7 +414,10 @@ impl Dataset {
         let rank = dims.len();
         let node_size = btree::node_size(w.sizes, NodeType::Chunk, rank, CHUNK_K) as u64;
         let levels = btree_levels(chunks.len(), CHUNK_K);
-        let total = node_size * levels.iter().sum::<usize>() as u64;
+        let (offsets, total) = super::paged::block_layout(
+            w.page_size(),
+            &vec![node_size; levels.iter().sum::<usize>()],
+        );
         let key = |scaled: &[u64], size: u64, mask: u32| {
             let mut offsets: Vec<u64> =
                 scaled.iter().zip(dims.iter()).map(|(s, d)| s * d).collect();
@@ -439,15 +442,20 @@ impl Dataset {
         let _ = elem;
         let sizes = w.sizes;
         let image = |base: u64| {
-            build_btree(
+            let addrs: Vec<u64> = offsets.iter().map(|o| base + o).collect();
+            let (root, nodes) = build_btree_at(
                 sizes,
-                base,
+                &addrs,
                 &levels,
                 node_size,
                 CHUNK_K,
                 children.clone(),
                 last.clone(),
                 Keys::Chunk,
+            );
+            (
+                root,
+                super::paged::assemble(total, offsets.iter().copied().zip(nodes)),
             )
         };
         // Unchanged where it is: kept. Otherwise new space (the flush retires the old nodes).
@@ -1404,20 +1412,24 @@ fn write_fixed_array(
         elements: block_elements.clone(),
     }
     .encode(&mut probe, &h);
-    let total = hsize + probe.len() as u64;
+    // The header and the data block in one block (the data block on a page of its own when
+    // it would cross one of paged aggregation).
+    let (offsets, total) = super::paged::block_layout(w.page_size(), &[hsize, probe.len() as u64]);
+    let data_at = offsets.get(1).copied().unwrap_or(hsize);
     let sizes = w.sizes;
     let image = |at: u64| {
         let mut h = h.clone();
-        h.data_block = Addr(at + hsize);
-        let mut out = Writer::new(sizes);
-        h.encode(&mut out);
+        h.data_block = Addr(at + data_at);
+        let mut head = Writer::new(sizes);
+        h.encode(&mut head);
+        let mut data = Writer::new(sizes);
         FixedArrayDataBlock {
             client: h.client,
             header: Addr(at),
             elements: block_elements.clone(),
         }
-        .encode(&mut out, &h);
-        out.into_vec()
+        .encode(&mut data, &h);
+        super::paged::assemble(total, [(0, head.into_vec()), (data_at, data.into_vec())])
     };
     // Unchanged where it is: kept. Otherwise new space (the flush retires the old blocks).
     if total == block.1 && w.same_bytes(block.0, &image(block.0))? {

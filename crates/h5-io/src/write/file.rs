@@ -18,6 +18,7 @@ use super::dataset::Dataset;
 use super::group::{CreationOrder, Group, LinkSpec};
 use super::heap::{DenseAddrs, GlobalHeap};
 use super::io::{FsIo, WriteIo};
+use super::paged::{FileSpace, FileSpaceStrategy, Pages};
 use super::space::Space;
 use super::{bail, ensure, Error, ErrorKind, Result};
 
@@ -159,6 +160,10 @@ pub struct FileWriter {
     superblock_len: u64,
     /// A file modified in place: what was read of it.
     pub(crate) inplace: Option<Box<super::inplace::InPlace>>,
+    /// File-space settings of a new file: written in a superblock extension at `.1`.
+    file_space: Option<(FileSpace, u64)>,
+    /// Paged aggregation (the paged strategy): the pages in use.
+    pages: Option<Pages>,
 }
 
 /// A metadata block: its bytes and whether they changed since last written.
@@ -186,6 +191,29 @@ pub(crate) fn align8(n: u64) -> u64 {
 impl FileWriter {
     /// Create (or truncate) the file at `path` with an empty root group.
     pub fn create(path: impl AsRef<Path>, format: FileFormat) -> Result<FileWriter> {
+        Self::create_with_file_space(path, format, None)
+    }
+
+    /// [`FileWriter::create`] with file-space settings (`H5Pset_file_space_strategy`,
+    /// `H5Pset_file_space_page_size`): unless they are the defaults, a File Space Info
+    /// message in a superblock extension (superblock version 2 for the compatible format, 3
+    /// for the latest) and, with
+    /// [`FileSpaceStrategy::Page`], paged aggregation (see [`super::paged`]).
+    pub fn create_with_file_space(
+        path: impl AsRef<Path>,
+        format: FileFormat,
+        file_space: Option<FileSpace>,
+    ) -> Result<FileWriter> {
+        // The default settings need no message (the reference library writes none).
+        let file_space = file_space.filter(|fs| *fs != FileSpace::default());
+        // The superblock extension's bytes, ready before anything is written.
+        let extension = match &file_space {
+            Some(fs) => {
+                fs.validate()?;
+                Some(fs.extension_bytes(Sizes::DEFAULT, format == FileFormat::Compatible)?)
+            }
+            None => None,
+        };
         let path = path.as_ref().to_path_buf();
         let file = fs::OpenOptions::new()
             .read(true)
@@ -201,8 +229,8 @@ impl FileWriter {
             })?;
         let sizes = Sizes::DEFAULT;
         let superblock_len = match format {
-            FileFormat::Compatible => 96,
-            FileFormat::Latest => 48,
+            FileFormat::Compatible if file_space.is_none() => 96,
+            _ => 48,
         };
         let mut w = FileWriter {
             file: Some(Box::new(FsIo(file))),
@@ -227,7 +255,23 @@ impl FileWriter {
             gheap: GlobalHeap::default(),
             superblock_len: superblock_len as u64,
             inplace: None,
+            file_space: None,
+            pages: None,
         };
+        if let (Some(fs), Some(bytes)) = (file_space, extension) {
+            if fs.strategy == FileSpaceStrategy::Page {
+                // The superblock opens the first metadata page.
+                let mut p = Pages::new(fs.page_size);
+                w.eoa = 0;
+                p.place(&mut w.eoa, superblock_len as u64, false);
+                w.pages = Some(p);
+            }
+            let at = w.alloc(bytes.len() as u64);
+            if let Some(b) = w.meta.get_mut(&at) {
+                b.bytes.copy_from_slice(&bytes);
+            }
+            w.file_space = Some((fs, at));
+        }
         let group = Group::new(&mut w);
         w.new_object("/".to_owned(), Body::Group(group))?;
         w.flush()?;
@@ -269,7 +313,26 @@ impl FileWriter {
             gheap: GlobalHeap::default(),
             superblock_len,
             inplace: None,
+            file_space: None,
+            pages: None,
         })
+    }
+
+    /// Replace the bytes of a block of the file that is not one of the writer's structures
+    /// (a file modified in place: its superblock extension), written at the next flush.
+    pub(crate) fn set_block(&mut self, at: u64, bytes: Vec<u8>) {
+        self.meta.insert(at, Block { bytes, dirty: true });
+    }
+
+    /// Take new space by paged aggregation (a file modified in place that uses it): from the
+    /// next page boundary on, in pages of `page` bytes.
+    pub(crate) fn use_pages(&mut self, page: u64) {
+        self.pages = Some(Pages::new(page));
+    }
+
+    /// The page size of paged aggregation, when the file uses it.
+    pub(crate) fn page_size(&self) -> Option<u64> {
+        self.pages.as_ref().map(Pages::page_size)
     }
 
     /// The end of the allocated space.
@@ -369,7 +432,13 @@ impl FileWriter {
     /// at the end of the file; zeroed and kept in memory until flushed.
     pub(crate) fn alloc(&mut self, size: u64) -> u64 {
         let size = size.max(1);
-        let at = match self.take_free(size) {
+        // Paged aggregation: in a metadata page (freed space is not reused, it may lie in
+        // a page of raw data).
+        let paged = self
+            .pages
+            .as_mut()
+            .map(|p| p.place(&mut self.eoa, size, false));
+        let at = match paged.or_else(|| self.take_free(size)) {
             Some(at) => at,
             None => {
                 let at = align8(self.eoa);
@@ -391,8 +460,14 @@ impl FileWriter {
     /// Reserve `size` bytes of raw data at the end of the file (8-byte aligned): zeros on disk
     /// until written with [`FileWriter::put`], which writes raw data to the file at once.
     pub(crate) fn alloc_raw(&mut self, size: u64) -> u64 {
-        let at = align8(self.eoa);
-        self.eoa = at + size.max(1);
+        let at = match self.pages.as_mut() {
+            Some(p) => p.place(&mut self.eoa, size, true),
+            None => {
+                let at = align8(self.eoa);
+                self.eoa = at + size.max(1);
+                at
+            }
+        };
         self.allocated(at, size.max(1));
         at
     }
@@ -400,7 +475,11 @@ impl FileWriter {
     /// `size` bytes from the free list, if a range has room. A range a flush freed may end
     /// in the alignment padding of the last block (past an end of allocation not yet
     /// rounded up): the end moves to cover it.
+    /// (Never in a paged file: freed space may lie in a page of the other kind.)
     fn take_free(&mut self, size: u64) -> Option<u64> {
+        if self.pages.is_some() {
+            return None;
+        }
         let at = self.space.take(size)?;
         self.eoa = self.eoa.max(at + align8(size.max(1)));
         Some(at)
@@ -434,6 +513,9 @@ impl FileWriter {
     /// Reserve `size` bytes of raw data that the caller writes whole at once (a chunk): space
     /// a completed flush freed, or at the end of the file.
     pub(crate) fn alloc_written(&mut self, size: u64) -> u64 {
+        if self.pages.is_some() {
+            return self.alloc_raw(size);
+        }
         match self.take_free(size) {
             Some(at) => {
                 self.allocated(at, size.max(1));
@@ -1097,6 +1179,11 @@ impl FileWriter {
     }
 
     fn write_superblock(&mut self) -> Result<()> {
+        // Paged aggregation ends the file on a page boundary.
+        if let Some(p) = &self.pages {
+            self.eoa = p.align(self.eoa);
+        }
+        self.inplace_fs_info()?;
         if let Some(sb) = self.inplace_superblock() {
             let mut w = Writer::new(self.sizes);
             sb.encode(&mut w);
@@ -1110,10 +1197,24 @@ impl FileWriter {
             return self.put(0, w.as_slice());
         }
         let root = &self.objects[0];
-        let eof = Addr(align8(self.eoa));
+        let eof = Addr(match &self.pages {
+            Some(_) => self.eoa,
+            None => align8(self.eoa),
+        });
         let root_addr = Addr(root.addr);
-        let sb = match self.format {
-            FileFormat::Compatible => {
+        let sb = match (self.format, self.file_space) {
+            // File-space settings: a superblock extension, superblock version 2 at least.
+            (format, Some((_, ext))) => Superblock {
+                version: if format == FileFormat::Latest { 3 } else { 2 },
+                sizes: self.sizes,
+                flags: 0,
+                base_address: Addr(0),
+                eof_address: eof,
+                extension_address: Addr(ext),
+                root_object_header_address: root_addr,
+                v0: None,
+            },
+            (FileFormat::Compatible, None) => {
                 let scratch = match &root.body {
                     Body::Group(g) => g.scratch_pad(),
                     _ => ScratchPad::None([0; 16]),
@@ -1142,7 +1243,7 @@ impl FileWriter {
             }
             // Version 3 (the file consistency flags stay zero: never marked open for
             // writing, so the reference library opens the file even after a crash).
-            FileFormat::Latest => Superblock {
+            (FileFormat::Latest, None) => Superblock {
                 version: 3,
                 sizes: self.sizes,
                 flags: 0,

@@ -189,6 +189,10 @@ pub(crate) const MAX_COMPACT_LINKS: usize = 8;
 /// library's default "min dense"); with fewer it goes back to link messages.
 pub(crate) const MIN_DENSE_LINKS: usize = 6;
 
+/// Encoded link messages of this many bytes or more do not go in a header
+/// (`H5O_MESG_MAX_SIZE`): their group uses dense storage whatever its number of links.
+const MAX_LINK_MESSAGE: usize = 65536;
+
 impl Group {
     /// A new empty group of the writer's format (its symbol table, if any, is built at the
     /// first flush).
@@ -248,14 +252,6 @@ impl Group {
                 .any(|l| matches!(l, LinkSpec::External { .. } | LinkSpec::UserDefined { .. }))
     }
 
-    /// Whether the links go to dense storage: more than [`MAX_COMPACT_LINKS`], or (once
-    /// dense) at least [`MIN_DENSE_LINKS`], as the reference library decides when links
-    /// are added and removed.
-    fn wants_dense(&self) -> bool {
-        let n = self.links.len();
-        n > MAX_COMPACT_LINKS || (self.dense.is_some() && n >= MIN_DENSE_LINKS)
-    }
-
     /// Whether the group has a structure outside its header (a symbol table or dense
     /// storage), as last prepared.
     pub(crate) fn has_structure(&self) -> bool {
@@ -307,7 +303,7 @@ impl Group {
                 0,
             )]);
         }
-        let dense = self.dense.filter(|_| self.wants_dense());
+        let dense = self.dense.filter(|_| self.wants_dense(w).unwrap_or(true));
         let heap = dense.map_or(Addr::UNDEF, |d| Addr(d.heap));
         let mut out = vec![
             (
@@ -384,11 +380,26 @@ impl Group {
         Ok(out)
     }
 
+    /// Whether the links go to dense storage, as the reference library decides when links
+    /// are added (`H5G_obj_insert`) and removed: more than [`MAX_COMPACT_LINKS`] of them,
+    /// (once dense) at least [`MIN_DENSE_LINKS`], or a link message too large for a header
+    /// message (a body of [`MAX_LINK_MESSAGE`] bytes or more).
+    fn wants_dense(&self, w: &FileWriter) -> Result<bool> {
+        let n = self.links.len();
+        if n > MAX_COMPACT_LINKS || (self.dense.is_some() && n >= MIN_DENSE_LINKS) {
+            return Ok(true);
+        }
+        Ok(self
+            .link_messages(w)?
+            .iter()
+            .any(|(_, _, m)| m.to_bytes(w.sizes).len() >= MAX_LINK_MESSAGE))
+    }
+
     /// Write dense link storage: the link messages in a fractal heap (in creation order),
     /// indexed by a version 2 B-tree of name hashes (record type 5) and, when creation order
     /// is indexed, one of creation indexes (record type 6).
     fn prepare_dense(&mut self, w: &mut FileWriter) -> Result<()> {
-        if !self.wants_dense() {
+        if !self.wants_dense(w)? {
             self.dense = None;
             return Ok(());
         }
@@ -457,24 +468,35 @@ impl Group {
         let node_size = btree::node_size(sizes, NodeType::Group, 0, GROUP_INTERNAL_K) as u64;
         let nnodes = entries.len().div_ceil(per_node);
         let levels = btree_levels(nnodes, GROUP_INTERNAL_K);
-        let total = snod_size * nnodes as u64 + node_size * levels.iter().sum::<usize>() as u64;
+        // The symbol table nodes, then the B-tree's nodes, in one block (laid out so that
+        // none crosses a page of paged aggregation).
+        let node_sizes: Vec<u64> = std::iter::repeat_n(snod_size, nnodes)
+            .chain(std::iter::repeat_n(node_size, levels.iter().sum()))
+            .collect();
+        let (offsets, total) = super::paged::block_layout(w.page_size(), &node_sizes);
         // The nodes and the B-tree over them, placed at `base`.
         let image = |base: u64| {
             let mut children = Vec::with_capacity(nnodes);
             let mut left = 0u64;
-            let mut buf = Writer::new(sizes);
+            let mut parts = Vec::with_capacity(offsets.len());
             for (i, n) in entries.chunks(per_node).enumerate() {
                 let node = SymbolTableNode {
                     entries: n.to_vec(),
                 };
+                let mut buf = Writer::new(sizes);
                 node.encode(&mut buf, GROUP_LEAF_K);
-                children.push((left, Addr(base + i as u64 * snod_size)));
+                let at = offsets.get(i).copied().unwrap_or(0);
+                parts.push((at, buf.into_vec()));
+                children.push((left, Addr(base + at)));
                 left = n.last().map_or(left, |e| e.link_name_offset);
             }
-            let tree_base = base + snod_size * nnodes as u64;
-            let (root, tree) = build_btree(
+            let addrs: Vec<u64> = offsets[nnodes.min(offsets.len())..]
+                .iter()
+                .map(|o| base + o)
+                .collect();
+            let (root, tree) = build_btree_at(
                 sizes,
-                tree_base,
+                &addrs,
                 &levels,
                 node_size,
                 GROUP_INTERNAL_K,
@@ -482,8 +504,13 @@ impl Group {
                 left,
                 Keys::Group,
             );
-            buf.put_bytes(&tree);
-            (root, buf.into_vec())
+            parts.extend(
+                offsets[nnodes.min(offsets.len())..]
+                    .iter()
+                    .copied()
+                    .zip(tree),
+            );
+            (root, super::paged::assemble(total, parts))
         };
         let seg_len = align8(seg.len() as u64);
         // Unchanged (same names, entries and caches) when it encodes to the same bytes where
@@ -559,24 +586,26 @@ pub(crate) fn btree_levels(n: usize, k: u16) -> Vec<usize> {
 }
 
 /// Encode a version 1 B-tree over `children` (left key and address of each level-0 child,
-/// in key order; `last` is the right key of the last child) as consecutive nodes of
-/// `node_size` bytes from `base`, level 0 first. Returns the root's address and the bytes.
+/// in key order; `last` is the right key of the last child) as nodes of `node_size`
+/// bytes at `addrs` (one per node, level 0 first). Returns the root's address and each node's
+/// bytes.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn build_btree<K: Clone>(
+pub(crate) fn build_btree_at<K: Clone>(
     sizes: h5_format::Sizes,
-    base: u64,
+    addrs: &[u64],
     levels: &[usize],
     node_size: u64,
     k: u16,
     children: Vec<(K, Addr)>,
     last: K,
     make_keys: impl Fn(Vec<K>) -> Keys,
-) -> (u64, Vec<u8>) {
+) -> (u64, Vec<Vec<u8>>) {
     let fan = 2 * k as usize;
-    let mut w = Writer::new(sizes);
+    let mut out = Vec::with_capacity(addrs.len());
     let mut cur = children;
-    let mut addr = base;
-    let mut root = base;
+    let mut index = 0usize;
+    let node_at = |i: usize| addrs.get(i).copied().unwrap_or(0);
+    let mut root = node_at(0);
     for (level, &count) in levels.iter().enumerate() {
         let mut next = Vec::with_capacity(count);
         let groups: Vec<Vec<(K, Addr)>> = if cur.is_empty() {
@@ -589,7 +618,7 @@ pub(crate) fn build_btree<K: Clone>(
             .filter_map(|g| g.first().map(|c| c.0.clone()))
             .collect();
         for (j, g) in groups.iter().enumerate() {
-            let at = addr + j as u64 * node_size;
+            let at = node_at(index + j);
             let mut keys: Vec<K> = g.iter().map(|c| c.0.clone()).collect();
             if !g.is_empty() {
                 keys.push(
@@ -604,28 +633,29 @@ pub(crate) fn build_btree<K: Clone>(
                 left_sibling: if j == 0 {
                     Addr::UNDEF
                 } else {
-                    Addr(at - node_size)
+                    Addr(node_at(index + j - 1))
                 },
                 right_sibling: if j + 1 == groups.len() {
                     Addr::UNDEF
                 } else {
-                    Addr(at + node_size)
+                    Addr(node_at(index + j + 1))
                 },
                 keys: make_keys(keys),
                 children: g.iter().map(|c| c.1).collect(),
             };
-            let start = w.len();
+            let mut w = Writer::new(sizes);
             node.encode(&mut w, k);
-            w.put_zeros((node_size as usize).saturating_sub(w.len() - start));
+            w.put_zeros((node_size as usize).saturating_sub(w.len()));
+            out.push(w.into_vec());
             if let Some(first) = g.first() {
                 next.push((first.0.clone(), Addr(at)));
             }
             root = at;
         }
-        addr += groups.len() as u64 * node_size;
+        index += groups.len();
         cur = next;
     }
-    (root, w.into_vec())
+    (root, out)
 }
 
 /// Split a path into its names (a leading `/` starts at the root; empty parts and `.` are

@@ -14,6 +14,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::path::Path;
 
+use h5_format::message::fs_info::FileSpaceInfo;
 use h5_format::message::{Message, MessageType};
 use h5_format::object_header::{
     ObjectHeader, Prefix, RawMessage, FLAG_ATTR_CREATION_ORDER_TRACKED,
@@ -35,6 +36,9 @@ use crate::group::Location;
 use crate::link::LinkTarget;
 use crate::object::ObjectKind;
 
+/// "File space strategy" `H5F_FSPACE_STRATEGY_PAGE`.
+const PAGED: u8 = 1;
+
 /// What the writer keeps of a file it modifies in place.
 #[derive(Debug)]
 pub(crate) struct InPlace {
@@ -45,6 +49,19 @@ pub(crate) struct InPlace {
     pub(crate) superblock: Superblock,
     /// The objects read from the file, by object id.
     origins: HashMap<usize, Origin>,
+    /// A File Space Info message (version 1) that persists free space: rewritten at each
+    /// flush (see [`FileWriter::inplace_fs_info`]).
+    fs_info: Option<PersistedFreeSpace>,
+}
+
+/// Where a persisting File Space Info message is: its superblock extension's header, the
+/// chunk and message index of the message, and the message.
+#[derive(Debug)]
+struct PersistedFreeSpace {
+    header: ObjectHeader,
+    chunk: usize,
+    message: usize,
+    info: FileSpaceInfo,
 }
 
 /// An object read from the file.
@@ -180,10 +197,26 @@ impl FileWriter {
             sb_len,
             eoa,
         )?;
+        // The file's strategy is kept: its File Space Info message stays as it is (the
+        // superblock extension is not rewritten) and a paged file takes new space in pages.
+        if let Some(FileSpaceInfo::V1 {
+            strategy: PAGED,
+            page_size,
+            ..
+        }) = src
+            .superblock_extension()
+            .and_then(|e| e.file_space_info.as_ref())
+        {
+            if *page_size >= super::paged::MIN_PAGE_SIZE {
+                w.use_pages(*page_size);
+            }
+        }
+        let fs_info = persisted_free_space(&src, &sb)?;
         w.inplace = Some(Box::new(InPlace {
             src: src.clone(),
             superblock: sb,
             origins: HashMap::new(),
+            fs_info,
         }));
         if let Err(e) = w.load_objects(&src) {
             // Nothing was changed: the half-loaded writer must not flush when dropped.
@@ -726,6 +759,58 @@ impl FileWriter {
             .unwrap_or_default()
     }
 
+    /// A file that persists its free space (version 1 File Space Info message): the
+    /// free-space managers the file names no longer describe it once this writer has taken
+    /// space, and the reference library, trusting them and the end of file recorded before
+    /// them ("EOA before free-space header and section info allocation"), would shrink the
+    /// file back to that end on its next change. So, as h5clear drops free space "to the
+    /// floor": the manager addresses become undefined and the recorded end of file is the
+    /// new one; strategy, persistence, threshold and page size stay.
+    pub(crate) fn inplace_fs_info(&mut self) -> Result<()> {
+        let eoa = self.eoa_now();
+        let sizes = self.sizes;
+        let Some(r) = self.inplace.as_mut().and_then(|ip| ip.fs_info.as_mut()) else {
+            return Ok(());
+        };
+        if let FileSpaceInfo::V1 {
+            managers,
+            eoa_pre_fsm_alloc,
+            ..
+        } = &mut r.info
+        {
+            managers.iter_mut().for_each(|m| *m = Addr::UNDEF);
+            *eoa_pre_fsm_alloc = Addr(eoa);
+        }
+        let mut w = h5_format::Writer::new(sizes);
+        r.info.encode(&mut w);
+        let mut bytes = w.as_slice().to_vec();
+        let Some(m) = r
+            .header
+            .chunks
+            .get_mut(r.chunk)
+            .and_then(|c| c.messages.get_mut(r.message))
+        else {
+            bail!(Format, "superblock extension: no file space info message");
+        };
+        ensure!(
+            bytes.len() <= m.data.len(),
+            Format,
+            "superblock extension: a file space info message of {} bytes where {} were",
+            bytes.len(),
+            m.data.len()
+        );
+        bytes.resize(m.data.len(), 0);
+        m.data = bytes;
+        let at = r.header.chunks[r.chunk].address.0;
+        let mut w = h5_format::Writer::new(sizes);
+        r.header
+            .encode_chunk(r.chunk, &mut w)
+            .map_err(|e| Error::new(ErrorKind::Format, format!("superblock extension: {e}")))?;
+        let bytes = w.as_slice().to_vec();
+        self.set_block(at, bytes);
+        Ok(())
+    }
+
     /// The superblock to write for a file modified in place: the one read, with the new end
     /// of file and the root group's symbol table.
     pub(crate) fn inplace_superblock(&self) -> Option<Superblock> {
@@ -769,6 +854,36 @@ impl FileWriter {
         }
         Ok(())
     }
+}
+
+/// The persisting File Space Info message (version 1) of the file's superblock extension,
+/// if any.
+fn persisted_free_space(src: &File, sb: &Superblock) -> Result<Option<PersistedFreeSpace>> {
+    let persists = matches!(
+        src.superblock_extension()
+            .and_then(|e| e.file_space_info.as_ref()),
+        Some(FileSpaceInfo::V1 { persist: true, .. })
+    );
+    if !persists || sb.extension_address.is_undef() {
+        return Ok(None);
+    }
+    let header = crate::object::read_header(src.raw(), sb.extension_address).map_err(rerr)?;
+    for (c, chunk) in header.chunks.iter().enumerate() {
+        for (i, m) in chunk.messages.iter().enumerate() {
+            if m.kind != MessageType::FILE_SPACE_INFO {
+                continue;
+            }
+            if let Ok(Message::FileSpaceInfo(info)) = m.decode(src.sizes()) {
+                return Ok(Some(PersistedFreeSpace {
+                    header: header.clone(),
+                    chunk: c,
+                    message: i,
+                    info,
+                }));
+            }
+        }
+    }
+    Ok(None)
 }
 
 /// Bytes of messages (and gap) of chunk `i`.
