@@ -21,7 +21,7 @@ pub struct Format {
     pub str_repeat: usize,
     /// Array element opening text.
     pub arr_pre: &'static str,
-    /// Array element separator.
+    /// Array element separator (`None`: `,` and an optional line break, with no space).
     pub arr_sep: Option<&'static str>,
     /// Array element closing text.
     pub arr_suf: &'static str,
@@ -35,6 +35,8 @@ pub struct Format {
     pub cmpd_suf: &'static str,
     /// Text before the first member and before the closing brace.
     pub cmpd_end: &'static str,
+    /// Print each compound member's name and `=` before its value (h5ls `-l`).
+    pub cmpd_name: bool,
     /// Vlen separator.
     pub vlen_sep: &'static str,
     /// Vlen opening text.
@@ -85,6 +87,7 @@ impl Default for Format {
             cmpd_pre: "{",
             cmpd_suf: "}",
             cmpd_end: "\n",
+            cmpd_name: false,
             vlen_sep: ", ",
             vlen_pre: "(",
             vlen_suf: ")",
