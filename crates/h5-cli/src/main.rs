@@ -7,6 +7,7 @@ mod dtype;
 mod dump;
 mod ls;
 mod repack;
+mod stat;
 
 const USAGE: &str = "usage: h5 COMMAND [ARGS]\n\ncommands:\n  dtype [--pack] [--native] [--lossless] [--size] TEXT|-\n                          print the canonical DDL text of a datatype, or its size\n  convert SRC DST N       convert N raw elements from stdin (types as DDL text) to stdout\n  check [-v] FILE         check every structure of a file; exit 0 if sound, 1 if not\n  dump [OPTIONS] FILE...  print a file like h5dump\n  ls FILE                 list the objects of a file like h5ls -r\n  repack [--latest] [-l LAYOUT] [-f FILTER] IN OUT\n                          copy a file anew with our writer (h5repack's -l/-f options)";
 
@@ -19,6 +20,7 @@ fn main() {
         Some("dump") => dump::run(&args[1..]),
         Some("ls") => ls::run(&args[1..]),
         Some("repack") => repack::main(&args[1..]),
+        Some("stat") => stat::run(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             0

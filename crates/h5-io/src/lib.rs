@@ -18,6 +18,7 @@ pub mod raw;
 pub mod reference;
 pub mod selection;
 pub mod source;
+pub mod stats;
 mod vds;
 pub mod vlen;
 
