@@ -2,6 +2,7 @@
 
 mod check;
 mod convert;
+mod diff;
 mod dtype;
 #[allow(dead_code)] // the model's constructors are used by the file adapter and by tests
 mod dump;
@@ -17,6 +18,7 @@ fn main() {
         Some("dtype") => dtype::run(&args[1..]),
         Some("convert") => convert::main(&args[1..]),
         Some("check") => check::run(&args[1..]),
+        Some("diff") => diff::run(&args[1..]),
         Some("dump") => dump::run(&args[1..]),
         Some("ls") => ls::run(&args[1..]),
         Some("repack") => repack::main(&args[1..]),

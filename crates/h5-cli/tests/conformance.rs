@@ -11,9 +11,10 @@
 //!   `*.xml`, `h5dump --xml`) of each corpus. Baselines `conformance_xml_baseline.txt` and
 //!   `conformance_develop_xml_baseline.txt`.
 //!
-//! - `h5ls_rows_pass`, `h5stat_rows_pass`: every row of `corpus/h5ls` and `corpus/h5stat` (the
-//!   reference tools' own tests) with `h5 ls` and `h5 stat` as the programs. Baselines
-//!   `conformance_h5ls_baseline.txt` and `conformance_h5stat_baseline.txt`.
+//! - `h5ls_rows_pass`, `h5stat_rows_pass`, `h5diff_rows_pass`: every row of `corpus/h5ls`,
+//!   `corpus/h5stat` and `corpus/h5diff` (the reference tools' own tests) with `h5 ls`,
+//!   `h5 stat` and `h5 diff` as the programs. Baselines `conformance_h5ls_baseline.txt`,
+//!   `conformance_h5stat_baseline.txt` and `conformance_h5diff_baseline.txt`.
 //!
 //! Each h5dump test runs only its own rows: the corpus folder is mirrored (symbolic links) into
 //! a scratch folder with an `INDEX.tsv` holding those rows; the other tools' tests run their
@@ -275,6 +276,17 @@ fn h5stat_rows_pass() {
         "h5stat",
         "h5stat-wrapper.sh",
         "conformance_h5stat_baseline.txt",
+        Rows::All,
+    );
+}
+
+#[test]
+fn h5diff_rows_pass() {
+    run_rows(
+        "h5diff",
+        "h5diff",
+        "h5diff-wrapper.sh",
+        "conformance_h5diff_baseline.txt",
         Rows::All,
     );
 }
