@@ -1832,6 +1832,7 @@ fn compare(d: &mut Diff<'_>, names: &[String], open: &crate::dump::Opener<'_>) -
     }
     let g1 = if obj1 == "/" { "" } else { obj1.as_str() };
     let g2 = if obj2 == "/" { "" } else { obj2.as_str() };
+    let progress = crate::progress::Progress::new(table.len() as u64, "objects");
     for (name, x, y) in &table {
         let (Some(x), Some(y)) = (x, y) else { continue };
         let p1 = format!("{}{}", g1, name);
@@ -1841,6 +1842,7 @@ fn compare(d: &mut Diff<'_>, names: &[String], open: &crate::dump::Opener<'_>) -
         let p1 = if p1.is_empty() { "/".to_string() } else { p1 };
         let p2 = if p2.is_empty() { "/".to_string() } else { p2 };
         nfound += d.diff(s1, s2, &p1, &p2, e1.kind, e2.kind, same);
+        progress.step();
     }
     nfound
 }
