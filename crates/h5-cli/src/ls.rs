@@ -1180,11 +1180,8 @@ impl Lister<'_> {
             let used = d.storage_size;
             b.push_str(&format!("    {:<10} ", "Storage:"));
             match dt {
-                Datatype::VarLen(_) => b.push_str("information not available"),
-                Datatype::Reference(r) => {
-                    if r.kind() == ReferenceKind::DatasetRegion {
-                        b.push_str("information not available");
-                    }
+                Datatype::VarLen(_) | Datatype::Reference(_) => {
+                    b.push_str("information not available")
                 }
                 _ => {
                     b.push_str(&format!(
@@ -1221,7 +1218,7 @@ impl Lister<'_> {
                     format!("Filter-{}:", i),
                     name,
                     f.id,
-                    "",
+                    if f.optional { "OPT" } else { "" },
                     cd.join(", ")
                 ));
             }

@@ -504,6 +504,7 @@ impl MemoryFile {
                                 id: fid,
                                 name,
                                 cd_values: cd,
+                                optional: false,
                             });
                         }
                     }

@@ -260,6 +260,8 @@ pub struct Filter {
     pub name: Option<String>,
     /// Client data values.
     pub cd_values: Vec<u32>,
+    /// Whether the filter is optional (flag bit 0, `H5Z_FLAG_OPTIONAL`).
+    pub optional: bool,
 }
 
 /// Fill value allocation and write times and the value (`-p`).

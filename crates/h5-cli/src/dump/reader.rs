@@ -413,6 +413,7 @@ impl ReaderFile {
                     .filter(|n| !n.is_empty())
                     .or_else(|| filter_name(f.id.0).map(str::to_string)),
                 cd_values: f.client_data.clone(),
+                optional: f.flags & 1 != 0,
             })
             .collect();
         let fill = self.fill_info(&d, &mdt)?;
