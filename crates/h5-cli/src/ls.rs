@@ -239,6 +239,32 @@ fn escape(name: &str, escape_spaces: bool) -> String {
     s
 }
 
+/// A modification time as h5ls prints it (`strftime("%Y-%m-%d %H:%M:%S %Z")`), in UTC: h5ls
+/// uses the local time zone except with `-S`; this prints UTC either way.
+fn utc_text(t: u64) -> String {
+    let days = (t / 86400) as i64;
+    let secs = t % 86400;
+    // Civil from days (Howard Hinnant's algorithm).
+    let z = days + 719468;
+    let era = z.div_euclid(146097);
+    let doe = z - era * 146097;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{:04}-{:02}-{:02} {:02}:{:02}:{:02} UTC",
+        y,
+        m,
+        d,
+        secs / 3600,
+        secs / 60 % 60,
+        secs % 60
+    )
+}
+
 /// The `{dims}` text after a dataset's name (`dataset_list1`).
 fn dims_text(s: &Space, verbose: bool) -> String {
     let mut t = String::from(" {");
@@ -1290,6 +1316,13 @@ impl Lister<'_> {
                             "    {:<10} {}:{}\n    {:<10} {}\n",
                             "Location:", fileno, info.addr, "Links:", info.refcount
                         ));
+                        if info.mtime > 0 {
+                            self.out.push_str(&format!(
+                                "    {:<10} {}\n",
+                                "Modified:",
+                                utc_text(info.mtime)
+                            ));
+                        }
                         if let Some(c) = info.comment.as_deref().filter(|c| !c.is_empty()) {
                             self.out.push_str(&format!(
                                 "    {:<10} \"{}\"\n",

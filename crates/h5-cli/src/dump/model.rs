@@ -80,6 +80,8 @@ pub struct ObjInfo {
     pub links_order_tracked: bool,
     /// Whether attribute creation order is tracked.
     pub attrs_order_tracked: bool,
+    /// Modification time in seconds since the UNIX epoch (`H5O_info_t.mtime`; 0: none).
+    pub mtime: u64,
 }
 
 /// The order in which links or attributes are listed.
