@@ -10,7 +10,7 @@ use h5::types::compose::decode_int;
 use h5::types::{ByteOrder, Datatype, ReferenceKind};
 
 use crate::dump::model::{
-    DumpFile, IndexOrder, Layout, LinkTarget, ObjId, ObjKind, RefTarget, Space,
+    DumpFile, IndexOrder, Layout, LinkTarget, ObjId, ObjKind, RefTarget, Region, Space,
 };
 use crate::dump::value::{decode_float, printf_float};
 
@@ -932,36 +932,67 @@ impl Diff<'_> {
                 }
             }
             (Datatype::Reference(r1), Datatype::Reference(_)) => {
-                if r1.kind() != ReferenceKind::Object {
+                let (z1, z2) = (x.iter().all(|&c| c == 0), y.iter().all(|&c| c == 0));
+                if z1 != z2 {
+                    e.nfound += 1;
                     return;
                 }
-                let t1 = if x.iter().all(|&c| c == 0) {
-                    None
-                } else {
-                    f1.dereference(x).ok().flatten()
-                };
-                let t2 = if y.iter().all(|&c| c == 0) {
-                    None
-                } else {
-                    f2.dereference(y).ok().flatten()
-                };
-                if let (Some(RefTarget::Object(a)), Some(RefTarget::Object(b))) = (t1, t2) {
-                    let k1 = f1.object_kind(a).ok();
-                    let k2 = f2.object_kind(b).ok();
-                    if k1 == Some(ObjKind::Dataset) && k2 == Some(ObjKind::Dataset) {
-                        let names = (e.name1.clone(), e.name2.clone());
-                        let paths = (names.0.clone(), names.1.clone());
-                        let n = self.dataset_ids(
-                            f1,
-                            f2,
-                            a,
-                            b,
-                            Some((&paths.0, &paths.1)),
-                            &names,
-                            e.show,
-                        );
-                        e.nfound += n;
+                if z1 {
+                    return;
+                }
+                let t1 = f1.dereference(x).ok().flatten();
+                let t2 = f2.dereference(y).ok().flatten();
+                match (r1.kind(), t1, t2) {
+                    (
+                        ReferenceKind::Object,
+                        Some(RefTarget::Object(a)),
+                        Some(RefTarget::Object(b)),
+                    ) => {
+                        let k1 = f1.object_kind(a).ok();
+                        let k2 = f2.object_kind(b).ok();
+                        if k1 != k2 {
+                            self.out.push_str(&format!(
+                                "Different object types referenced: <{}> and <{}>",
+                                e.name1, e.name2
+                            ));
+                            self.st.not_cmp = true;
+                        } else if k1 == Some(ObjKind::Dataset) {
+                            let names = (e.name1.clone(), e.name2.clone());
+                            let paths = (names.0.clone(), names.1.clone());
+                            let n = self.dataset_ids(
+                                f1,
+                                f2,
+                                a,
+                                b,
+                                Some((&paths.0, &paths.1)),
+                                &names,
+                                e.show,
+                            );
+                            e.nfound += n;
+                        } else {
+                            if self.o.verbose {
+                                self.out.push_str(&format!(
+                                    "Warning: Comparison not possible of object types referenced: <{}> and <{}>\n",
+                                    e.name1, e.name2
+                                ));
+                            }
+                            self.st.not_cmp = true;
+                        }
                     }
+                    (
+                        ReferenceKind::DatasetRegion,
+                        Some(RefTarget::Region {
+                            dataset: a,
+                            selection: s1,
+                        }),
+                        Some(RefTarget::Region {
+                            dataset: b,
+                            selection: s2,
+                        }),
+                    ) => {
+                        e.nfound += self.region(a, b, &s1, &s2);
+                    }
+                    _ => {}
                 }
             }
             _ => {
@@ -970,6 +1001,86 @@ impl Diff<'_> {
                 }
             }
         }
+    }
+
+    /// `diff_region`: two dataset regions, block by block and point by point; a difference
+    /// per block or point that differs in any coordinate.
+    fn region(&mut self, a: ObjId, b: ObjId, s1: &Region, s2: &Region) -> u64 {
+        let blocks = |s: &Region| match s {
+            Region::Blocks(v) => Some(v.clone()),
+            _ => None,
+        };
+        let points = |s: &Region| match s {
+            Region::Points(v) => Some(v.clone()),
+            _ => None,
+        };
+        let (b1, b2, p1, p2) = (blocks(s1), blocks(s2), points(s1), points(s2));
+        let ndims = |s: &Region| match s {
+            Region::Blocks(v) => v.first().map_or(0, |x| x.0.len()),
+            Region::Points(v) => v.first().map_or(0, Vec::len),
+            _ => 0,
+        };
+        let nd = ndims(s1);
+        if b1.as_ref().map(Vec::len) != b2.as_ref().map(Vec::len)
+            || p1.as_ref().map(Vec::len) != p2.as_ref().map(Vec::len)
+            || nd != ndims(s2)
+        {
+            self.st.not_cmp = true;
+            return 0;
+        }
+        let coords = |v: &[u64], open: &str| {
+            v.iter()
+                .enumerate()
+                .map(|(j, c)| format!("{}{}", if j > 0 { "," } else { open }, c))
+                .collect::<String>()
+        };
+        let (mut nb, mut np) = (0u64, 0u64);
+        if let (Some(b1), Some(b2)) = (&b1, &b2) {
+            for (x, y) in b1.iter().zip(b2) {
+                for j in 0..nd {
+                    if x.0.get(j) != y.0.get(j) || x.1.get(j) != y.1.get(j) {
+                        nb += 1;
+                    }
+                }
+            }
+            if nb > 0 && self.o.verbose {
+                self.out
+                    .push_str(&format!("Referenced dataset      {}            {}\n", a, b));
+                self.out
+                    .push_str("------------------------------------------------------------\n");
+                self.out.push_str("Region blocks\n");
+                for (i, (x, y)) in b1.iter().zip(b2).enumerate() {
+                    self.out.push_str(&format!(
+                        "block #{}        {})-{})        {})-{})\n",
+                        i,
+                        coords(&x.0, "   ("),
+                        coords(&x.1, "("),
+                        coords(&y.0, "   ("),
+                        coords(&y.1, "(")
+                    ));
+                }
+            }
+        }
+        if let (Some(p1), Some(p2)) = (&p1, &p2) {
+            for (x, y) in p1.iter().zip(p2) {
+                np += x.iter().zip(y).filter(|(u, v)| u != v).count() as u64;
+            }
+            if np > 0 && self.o.verbose {
+                self.out.push_str("Region points\n");
+                for (i, (x, y)) in p1.iter().zip(p2).enumerate() {
+                    if x != y {
+                        self.out.push_str(&format!(
+                            "point #{}              {})              {})\n",
+                            i,
+                            coords(x, "("),
+                            coords(y, "(")
+                        ));
+                    }
+                }
+            }
+        }
+        let nd = nd.max(1) as u64;
+        nb / nd + np / nd
     }
 
     /// `diff_can_type`: whether two datasets (or attributes) can be compared; prints why not.
