@@ -14,6 +14,10 @@ pub const USAGE: &str = "usage: h5 convert SRC DST N   (SRC and DST are DDL text
 
 /// Run `h5 convert` with the arguments after the subcommand name; the exit status.
 pub fn main(args: &[String]) -> i32 {
+    if matches!(args, [h] if h == "-h" || h == "--help") {
+        println!("{USAGE}");
+        return 0;
+    }
     let [src, dst, n] = args else {
         eprintln!("{USAGE}");
         return 2;

@@ -816,6 +816,20 @@ fn find_link(file: &dyn DumpFile, path: &str) -> Option<model::Link> {
 
 /// Run `h5 dump` with these arguments, opening files with `open`.
 pub fn run_with(args: &[String], open: &Opener<'_>) -> Outcome {
+    run_streaming(args, open, None)
+}
+
+/// Standard output text: to the sink as it comes, or gathered in the outcome.
+fn emit(outcome: &mut Outcome, sink: &Option<render::Sink>, text: &str) {
+    match sink {
+        Some(s) => s.write(text),
+        None => outcome.stdout.push_str(text),
+    }
+}
+
+/// Like [`run_with`], but standard output is written to `sink` as it is rendered (the
+/// outcome's `stdout` stays empty), so memory stays bounded whatever the dataset's size.
+pub fn run_streaming(args: &[String], open: &Opener<'_>, sink: Option<render::Sink>) -> Outcome {
     let cmd = match parse(args) {
         Parsed::Exit(o, e, s) => {
             return Outcome {
@@ -828,7 +842,7 @@ pub fn run_with(args: &[String], open: &Opener<'_>) -> Outcome {
         Parsed::Run(c) => c,
     };
     let mut outcome = Outcome::default();
-    outcome.stdout.push_str(&cmd.notice);
+    emit(&mut outcome, &sink, &cmd.notice);
     if cmd.binary.is_some() && cmd.output.is_none() {
         outcome.stderr =
             "h5dump error: binary output requires a file name, use -o <filename>\n".into();
@@ -886,7 +900,7 @@ pub fn run_with(args: &[String], open: &Opener<'_>) -> Outcome {
         };
         if cmd.xml {
             let mut x = xml::dump_file(file.as_ref(), &cmd.opts, &mut xml_settings);
-            outcome.stdout.push_str(&x.stdout);
+            emit(&mut outcome, &sink, &x.stdout);
             outcome.stderr.push_str(&x.stderr);
             outcome.files.append(&mut x.files);
             if x.status != 0 {
@@ -898,6 +912,7 @@ pub fn run_with(args: &[String], open: &Opener<'_>) -> Outcome {
             continue;
         }
         let mut d = Dumper::new(file.as_ref(), cmd.opts.clone());
+        d.out.sink = sink.clone();
         d.ext_open = Some(open);
         d.file_key = ddl::file_key(fname);
         d.file_name = fname.clone();
@@ -915,7 +930,7 @@ pub fn run_with(args: &[String], open: &Opener<'_>) -> Outcome {
             d.out.put("\n");
             d.dump_fcontents(level > 0);
             d.out.put("}\n");
-            outcome.stdout.push_str(&d.out.text);
+            emit(&mut outcome, &sink, &d.out.text);
             outcome.stderr.push_str(&d.err);
             if d.status != 0 {
                 outcome.status = d.status;
@@ -938,10 +953,10 @@ pub fn run_with(args: &[String], open: &Opener<'_>) -> Outcome {
             d.out.put("\n");
         }
         d.out.put("}\n");
-        outcome.stdout.push_str(&d.out.text);
+        emit(&mut outcome, &sink, &d.out.text);
         // Only data goes to standard output: h5dump ends it with a newline on closing.
         if cmd.opts.ddl_dest == Dest::Null && cmd.opts.data_dest == Dest::Stdout {
-            outcome.stdout.push('\n');
+            emit(&mut outcome, &sink, "\n");
         }
         outcome.files.append(&mut d.out.files);
         outcome.stderr.push_str(&d.err);
@@ -1338,13 +1353,17 @@ pub fn run(args: &[String]) -> i32 {
     };
     let open =
         |name: &str| -> Result<Box<dyn DumpFile>, String> { open_file_with(name, &settings) };
-    let o = run_with(args, &open);
+    let stdout: std::rc::Rc<std::cell::RefCell<dyn Write>> = std::rc::Rc::new(
+        std::cell::RefCell::new(std::io::BufWriter::new(std::io::stdout())),
+    );
+    let o = run_streaming(args, &open, Some(render::Sink(stdout.clone())));
     for (name, data) in &o.files {
         if let Err(e) = std::fs::write(name, data) {
             eprintln!("h5dump error: cannot write {}: {}", name, e);
         }
     }
-    let _ = std::io::stdout().write_all(o.stdout.as_bytes());
+    let _ = stdout.borrow_mut().write_all(o.stdout.as_bytes());
+    let _ = stdout.borrow_mut().flush();
     let _ = std::io::stderr().write_all(o.stderr.as_bytes());
     o.status
 }

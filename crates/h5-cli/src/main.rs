@@ -1,36 +1,166 @@
 //! The `h5` command.
+//!
+//! The subcommand is chosen with clap (`h5 --help` lists them, `h5 help COMMAND` or
+//! `h5 COMMAND --help` shows one). Each subcommand parses its own arguments: `dump`, `ls`,
+//! `diff` and `stat` follow the reference tools' own command-line rules byte for byte (getopt
+//! forms such as `-w80`, `-v2`, `--delta=5`, clustered flags and their exact error texts), which
+//! a general parser does not reproduce; every subcommand rejects an unknown option.
+//!
+//! Adding a subcommand: a module with `run(&[String]) -> i32`, one [`COMMANDS`] entry.
 
 mod check;
 mod convert;
+mod diff;
 mod dtype;
 #[allow(dead_code)] // the model's constructors are used by the file adapter and by tests
 mod dump;
 mod ls;
+mod progress;
 mod repack;
+mod stat;
 
-const USAGE: &str = "usage: h5 COMMAND [ARGS]\n\ncommands:\n  dtype [--pack] [--native] [--lossless] [--size] TEXT|-\n                          print the canonical DDL text of a datatype, or its size\n  convert SRC DST N       convert N raw elements from stdin (types as DDL text) to stdout\n  check [-v] FILE         check every structure of a file; exit 0 if sound, 1 if not\n  dump [OPTIONS] FILE...  print a file like h5dump\n  ls FILE                 list the objects of a file like h5ls -r\n  repack [--latest] [-l LAYOUT] [-f FILTER] IN OUT\n                          copy a file anew with our writer (h5repack's -l/-f options)";
+/// A subcommand: its name, usage line, one-line description and entry point.
+struct Subcommand {
+    name: &'static str,
+    usage: &'static str,
+    about: &'static str,
+    run: fn(&[String]) -> i32,
+}
+
+/// Every subcommand, in the order `h5 --help` lists them.
+const COMMANDS: &[Subcommand] = &[
+    Subcommand {
+        name: "dump",
+        usage: "h5 dump [OPTIONS] FILE...",
+        about: "print files as h5dump 1.10.8 does (its options; --compat=2.0 for HDF5 2.x)",
+        run: dump::run,
+    },
+    Subcommand {
+        name: "ls",
+        usage: "h5 ls [OPTIONS] FILE[/OBJECT]...",
+        about: "list objects as h5ls 1.10.8 does (-r -v -d -a -g -l -S -s -w -x -f -E ...)",
+        run: ls::run,
+    },
+    Subcommand {
+        name: "diff",
+        usage: "h5 diff [OPTIONS] FILE1 FILE2 [OBJ1 [OBJ2]]",
+        about: "compare files or objects as h5diff 1.10.8 does (exit 0 same, 1 different, 2 error)",
+        run: diff::run,
+    },
+    Subcommand {
+        name: "stat",
+        usage: "h5 stat [OPTIONS] FILE",
+        about: "print file statistics as h5stat 1.10.8 does (-f -F -g -G -d -D -T -A -s -S ...)",
+        run: stat::run,
+    },
+    Subcommand {
+        name: "repack",
+        usage: "h5 repack [--latest] [-l LAYOUT] [-f FILTER] IN OUT",
+        about: "copy a file anew with our writer (h5repack's -l/-f options)",
+        run: repack::main,
+    },
+    Subcommand {
+        name: "check",
+        usage: "h5 check [-v] FILE",
+        about: "check every structure of a file; exit 0 if sound, 1 if not",
+        run: check::run,
+    },
+    Subcommand {
+        name: "dtype",
+        usage: "h5 dtype [--pack] [--native] [--lossless] [--size] TEXT|-",
+        about: "print the canonical DDL text of a datatype, or its size",
+        run: dtype::run,
+    },
+    Subcommand {
+        name: "convert",
+        usage: "h5 convert SRC DST N",
+        about: "convert N raw elements from stdin (types as DDL text) to stdout",
+        run: convert::main,
+    },
+];
+
+/// The clap description of the command line: the subcommands, each taking its arguments
+/// verbatim for its own parser.
+fn cli() -> clap::Command {
+    let mut cmd = clap::Command::new("h5")
+        .about("HDF5 files without libhdf5: dump, list, compare, measure, repack and check them")
+        .version(env!("CARGO_PKG_VERSION"))
+        .subcommand_required(true)
+        .arg_required_else_help(true)
+        .disable_help_subcommand(true)
+        .after_help("`h5 COMMAND --help` (or `h5 help COMMAND`) lists every option of a command.");
+    for c in COMMANDS {
+        cmd = cmd.subcommand(
+            clap::Command::new(c.name)
+                .about(c.about)
+                .override_usage(c.usage)
+                .disable_help_flag(true)
+                .arg(
+                    clap::Arg::new("args")
+                        .num_args(0..)
+                        .trailing_var_arg(true)
+                        .allow_hyphen_values(true)
+                        .value_parser(clap::value_parser!(String)),
+                ),
+        );
+    }
+    cmd
+}
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let status = match args.first().map(String::as_str) {
-        Some("dtype") => dtype::run(&args[1..]),
-        Some("convert") => convert::main(&args[1..]),
-        Some("check") => check::run(&args[1..]),
-        Some("dump") => dump::run(&args[1..]),
-        Some("ls") => ls::run(&args[1..]),
-        Some("repack") => repack::main(&args[1..]),
-        Some("-h" | "--help" | "help") => {
-            println!("{USAGE}");
-            0
+    // `h5 help COMMAND` is `h5 COMMAND --help`: the command's own, complete option list.
+    let raw: Vec<String> = std::env::args().skip(1).collect();
+    if raw == ["help"] {
+        let _ = cli().print_long_help();
+        std::process::exit(0);
+    }
+    if let [help, name] = raw.as_slice() {
+        if help == "help" {
+            if let Some(c) = COMMANDS.iter().find(|c| c.name == name) {
+                std::process::exit((c.run)(&["--help".to_string()]));
+            }
         }
-        Some(other) => {
-            eprintln!("h5: unknown command {other:?}\n{USAGE}");
-            2
-        }
-        None => {
-            eprintln!("{USAGE}");
-            2
+    }
+    let matches = match cli().try_get_matches() {
+        Ok(m) => m,
+        Err(e) => {
+            // Help and version go to standard output with status 0, errors to standard error
+            // with status 2.
+            let _ = e.print();
+            std::process::exit(if e.use_stderr() { 2 } else { 0 });
         }
     };
+    let Some((name, sub)) = matches.subcommand() else {
+        std::process::exit(2);
+    };
+    let args: Vec<String> = sub
+        .get_many::<String>("args")
+        .map(|v| v.cloned().collect())
+        .unwrap_or_default();
+    let status = COMMANDS
+        .iter()
+        .find(|c| c.name == name)
+        .map_or(2, |c| (c.run)(&args));
     std::process::exit(status);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_command_is_listed_and_dispatched() {
+        cli().debug_assert();
+        let help = cli().render_long_help().to_string();
+        for c in COMMANDS {
+            assert!(help.contains(c.name), "{} missing from --help", c.name);
+        }
+        let m = cli()
+            .try_get_matches_from(["h5", "ls", "-r", "--bogus", "f.h5"])
+            .unwrap();
+        let (name, sub) = m.subcommand().unwrap();
+        let args: Vec<&String> = sub.get_many::<String>("args").unwrap().collect();
+        assert_eq!((name, args.len()), ("ls", 3));
+        assert!(cli().try_get_matches_from(["h5", "nosuch"]).is_err());
+    }
 }

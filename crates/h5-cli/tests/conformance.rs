@@ -11,8 +11,14 @@
 //!   `*.xml`, `h5dump --xml`) of each corpus. Baselines `conformance_xml_baseline.txt` and
 //!   `conformance_develop_xml_baseline.txt`.
 //!
-//! Each test runs only its own rows: the corpus folder is mirrored (symbolic links) into a
-//! scratch folder with an `INDEX.tsv` holding those rows. `H5_BLESS=1` rewrites a baseline
+//! - `h5ls_rows_pass`, `h5stat_rows_pass`, `h5diff_rows_pass`: every row of `corpus/h5ls`,
+//!   `corpus/h5stat` and `corpus/h5diff` (the reference tools' own tests) with `h5 ls`,
+//!   `h5 stat` and `h5 diff` as the programs. Baselines `conformance_h5ls_baseline.txt`,
+//!   `conformance_h5stat_baseline.txt` and `conformance_h5diff_baseline.txt`.
+//!
+//! Each h5dump test runs only its own rows: the corpus folder is mirrored (symbolic links) into
+//! a scratch folder with an `INDEX.tsv` holding those rows; the other tools' tests run their
+//! corpus folder whole. `H5_BLESS=1` rewrites a baseline
 //! with the rows that pass now. Each prints its pass counts: all its rows, and the rows the
 //! reference h5dump itself passes (its `VERIFY_*.tsv`).
 
@@ -65,9 +71,38 @@ fn select_rows(dir: &Path, tag: &str, xml: bool) -> std::io::Result<PathBuf> {
     Ok(out)
 }
 
+/// Which rows of a corpus a test runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Rows {
+    /// h5dump's rows whose expected output is not XML.
+    Ddl,
+    /// h5dump's XML rows.
+    Xml,
+    /// Every row.
+    All,
+}
+
+impl Rows {
+    fn selects(self, expected: &str) -> bool {
+        match self {
+            Rows::Ddl => !expected.ends_with(".xml"),
+            Rows::Xml => expected.ends_with(".xml"),
+            Rows::All => true,
+        }
+    }
+}
+
 /// Run the DDL rows (or with `xml` the XML rows) of corpus `name` with `wrapper` (a script in
 /// `tests/`) as the h5dump program, and check them against `baseline` (a file in `tests/`).
 fn run_corpus(name: &str, wrapper: &str, baseline: &str, xml: bool) {
+    let rows = if xml { Rows::Xml } else { Rows::Ddl };
+    run_rows(name, "h5dump", wrapper, baseline, rows);
+}
+
+/// Run the `rows` of corpus `name` with `wrapper` (a script in `tests/`) in place of the
+/// reference `tool`, and check them against `baseline` (a file in `tests/`).
+fn run_rows(name: &str, tool: &str, wrapper: &str, baseline: &str, select: Rows) {
+    let xml = select == Rows::Xml;
     let Some(shared) = shared_dir() else {
         eprintln!("shared corpus not found; skipped");
         return;
@@ -75,14 +110,20 @@ fn run_corpus(name: &str, wrapper: &str, baseline: &str, xml: bool) {
     let dir = shared.join("corpus").join(name);
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     let wrapper = manifest.join("tests").join(wrapper);
-    let rows = select_rows(&dir, name, xml).expect("scratch copy of the corpus");
+    let rows = if select == Rows::All {
+        dir.clone()
+    } else {
+        select_rows(&dir, name, xml).expect("scratch copy of the corpus")
+    };
     let out = Command::new("python3")
         .arg(shared.join("corpus/tools/run_index.py"))
         .arg(&rows)
         .arg(&wrapper)
         .env("H5_BIN", env!("CARGO_BIN_EXE_h5"))
         .output();
-    let _ = std::fs::remove_dir_all(&rows);
+    if select != Rows::All {
+        let _ = std::fs::remove_dir_all(&rows);
+    }
     let out = match out {
         Ok(o) => o,
         Err(e) => {
@@ -96,8 +137,9 @@ fn run_corpus(name: &str, wrapper: &str, baseline: &str, xml: bool) {
         String::from_utf8_lossy(&out.stderr)
     );
     let text = String::from_utf8_lossy(&out.stdout);
-    // What the reference h5dump 1.10.8 gives on the same rows.
-    let verify = std::fs::read_to_string(dir.join("VERIFY_h5dump-1.10.8.tsv")).unwrap_or_default();
+    // What the reference tool (1.10.8) gives on the same rows.
+    let verify =
+        std::fs::read_to_string(dir.join(format!("VERIFY_{tool}-1.10.8.tsv"))).unwrap_or_default();
     let reference: HashMap<String, String> = verify
         .lines()
         .filter_map(|l| {
@@ -114,7 +156,7 @@ fn run_corpus(name: &str, wrapper: &str, baseline: &str, xml: bool) {
     let mut failures = String::new();
     for l in text.lines() {
         let f: Vec<&str> = l.split('\t').collect();
-        if f.len() < 3 {
+        if f.len() < 3 || f[0] == "expected_file" {
             continue;
         }
         let key = format!("{}\t{}", f[0], f[1]);
@@ -122,12 +164,11 @@ fn run_corpus(name: &str, wrapper: &str, baseline: &str, xml: bool) {
         if pass {
             passed.insert(key.clone());
         }
-        if f[0].ends_with(".xml") == xml {
+        if select.selects(f[0]) {
             selected += 1;
             selected_pass += usize::from(pass);
         }
-        if f[0].ends_with(".xml") == xml && reference.get(&key).map(String::as_str) == Some("PASS")
-        {
+        if select.selects(f[0]) && reference.get(&key).map(String::as_str) == Some("PASS") {
             counted += 1;
             if pass {
                 counted_pass += 1;
@@ -139,7 +180,11 @@ fn run_corpus(name: &str, wrapper: &str, baseline: &str, xml: bool) {
     }
     let report_dir = manifest.join("../../target/h5-cli-reports");
     let _ = std::fs::create_dir_all(&report_dir);
-    let kind = if xml { "XML" } else { "non-XML" };
+    let kind = match select {
+        Rows::Xml => "XML",
+        Rows::Ddl => "non-XML",
+        Rows::All => "all",
+    };
     let report = if xml {
         format!("{name}-xml-conformance.tsv")
     } else {
@@ -148,7 +193,7 @@ fn run_corpus(name: &str, wrapper: &str, baseline: &str, xml: bool) {
     let _ = std::fs::write(report_dir.join(report), &*text);
     eprintln!(
         "{name}: {} distinct rows pass ({}); {kind} rows: {selected_pass} of {selected}; \
-         {kind} rows the reference h5dump 1.10.8 passes: {counted_pass} of {counted}",
+         {kind} rows the reference {tool} 1.10.8 passes: {counted_pass} of {counted}",
         passed.len(),
         String::from_utf8_lossy(&out.stderr).trim()
     );
@@ -210,5 +255,38 @@ fn h5dump_develop_xml_rows_pass() {
         "h5dump-develop-wrapper.sh",
         "conformance_develop_xml_baseline.txt",
         true,
+    );
+}
+
+#[test]
+fn h5ls_rows_pass() {
+    run_rows(
+        "h5ls",
+        "h5ls",
+        "h5ls-wrapper.sh",
+        "conformance_h5ls_baseline.txt",
+        Rows::All,
+    );
+}
+
+#[test]
+fn h5stat_rows_pass() {
+    run_rows(
+        "h5stat",
+        "h5stat",
+        "h5stat-wrapper.sh",
+        "conformance_h5stat_baseline.txt",
+        Rows::All,
+    );
+}
+
+#[test]
+fn h5diff_rows_pass() {
+    run_rows(
+        "h5diff",
+        "h5diff",
+        "h5diff-wrapper.sh",
+        "conformance_h5diff_baseline.txt",
+        Rows::All,
     );
 }

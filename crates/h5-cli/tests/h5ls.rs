@@ -1,4 +1,4 @@
-//! `h5 ls FILE` against the installed reference `h5ls -r FILE` on every file of the shared
+//! `h5 ls -r FILE` against the installed reference `h5ls -r FILE` on every file of the shared
 //! h5dump corpus and on the h5py fixtures of h5-io: the same standard output and the same
 //! success or failure. Files listed in `ls_baseline.txt` must keep matching (`H5_BLESS=1`
 //! rewrites it); the match count is printed. Skipped when `h5ls` is not installed; files that
@@ -87,7 +87,7 @@ fn ls_matches_h5ls_r() {
             };
             total += 1;
             let key = format!("{label}/{name}");
-            let got = run(h5, &["ls", &name], dir);
+            let got = run(h5, &["ls", "-r", &name], dir);
             match got {
                 Some(g)
                     if g.stdout == want.stdout && g.status.success() == want.status.success() =>

@@ -19,6 +19,7 @@ pub mod reader;
 pub mod reference;
 pub mod selection;
 pub mod source;
+pub mod stats;
 mod vds;
 pub mod vlen;
 

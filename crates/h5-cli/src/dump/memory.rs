@@ -47,6 +47,7 @@ fn info(kind: ObjKind, addr: u64) -> ObjInfo {
         comment: None,
         links_order_tracked: false,
         attrs_order_tracked: false,
+        mtime: 0,
     }
 }
 
@@ -382,6 +383,7 @@ impl MemoryFile {
                                     comment,
                                     links_order_tracked: lt,
                                     attrs_order_tracked: at,
+                                    mtime: 0,
                                 },
                                 links: Vec::new(),
                                 attrs: Vec::new(),
@@ -504,6 +506,7 @@ impl MemoryFile {
                                 id: fid,
                                 name,
                                 cd_values: cd,
+                                optional: false,
                             });
                         }
                     }

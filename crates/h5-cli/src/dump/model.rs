@@ -80,6 +80,8 @@ pub struct ObjInfo {
     pub links_order_tracked: bool,
     /// Whether attribute creation order is tracked.
     pub attrs_order_tracked: bool,
+    /// Modification time in seconds since the UNIX epoch (`H5O_info_t.mtime`; 0: none).
+    pub mtime: u64,
 }
 
 /// The order in which links or attributes are listed.
@@ -260,6 +262,8 @@ pub struct Filter {
     pub name: Option<String>,
     /// Client data values.
     pub cd_values: Vec<u32>,
+    /// Whether the filter is optional (flag bit 0, `H5Z_FLAG_OPTIONAL`).
+    pub optional: bool,
 }
 
 /// Fill value allocation and write times and the value (`-p`).

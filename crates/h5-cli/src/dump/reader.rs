@@ -413,6 +413,7 @@ impl ReaderFile {
                     .filter(|n| !n.is_empty())
                     .or_else(|| filter_name(f.id.0).map(str::to_string)),
                 cd_values: f.client_data.clone(),
+                optional: f.flags & 1 != 0,
             })
             .collect();
         let fill = self.fill_info(&d, &mdt)?;
@@ -715,6 +716,12 @@ impl DumpFile for ReaderFile {
             Ok(Some(Message::LinkInfo(li))) => li.max_creation_index.is_some(),
             _ => false,
         };
+        // `H5O_get_info`: a version 2 header's modification time; a version 1 header has
+        // none (its modification time message is reported as the change time).
+        let mtime = match &obj.header.prefix {
+            Prefix::V2 { times, .. } => times.map_or(0, |t| u64::from(t.modification)),
+            Prefix::V1 { .. } => 0,
+        };
         Ok(ObjInfo {
             kind,
             addr: id,
@@ -722,6 +729,7 @@ impl DumpFile for ReaderFile {
             comment,
             links_order_tracked: links_tracked,
             attrs_order_tracked: attrs_tracked,
+            mtime,
         })
     }
 

@@ -21,7 +21,7 @@ pub struct Format {
     pub str_repeat: usize,
     /// Array element opening text.
     pub arr_pre: &'static str,
-    /// Array element separator.
+    /// Array element separator (`None`: `,` and an optional line break, with no space).
     pub arr_sep: Option<&'static str>,
     /// Array element closing text.
     pub arr_suf: &'static str,
@@ -35,6 +35,8 @@ pub struct Format {
     pub cmpd_suf: &'static str,
     /// Text before the first member and before the closing brace.
     pub cmpd_end: &'static str,
+    /// Print each compound member's name and `=` before its value (h5ls `-l`).
+    pub cmpd_name: bool,
     /// Vlen separator.
     pub vlen_sep: &'static str,
     /// Vlen opening text.
@@ -85,6 +87,7 @@ impl Default for Format {
             cmpd_pre: "{",
             cmpd_suf: "}",
             cmpd_end: "\n",
+            cmpd_name: false,
             vlen_sep: ", ",
             vlen_pre: "(",
             vlen_suf: ")",
@@ -214,12 +217,42 @@ pub enum Dest {
     Null,
 }
 
+/// Where standard output goes as it is rendered: a writer shared by the printers of one run,
+/// so that a dump holds at most [`Sink::CHUNK`] bytes of its text, whatever the data's size.
+#[derive(Clone)]
+pub struct Sink(pub std::rc::Rc<std::cell::RefCell<dyn std::io::Write>>);
+
+impl Sink {
+    /// Bytes of text gathered before they are written out.
+    pub const CHUNK: usize = 64 * 1024;
+
+    /// Write `s` out. When the reader has gone (a closed pipe, as with `h5 dump f | head`)
+    /// the process ends the way a C tool killed by `SIGPIPE` does, with status 141, rather
+    /// than render the rest of the data for nobody; other write errors drop the text.
+    pub fn write(&self, s: &str) {
+        if let Err(e) = self.0.borrow_mut().write_all(s.as_bytes()) {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                std::process::exit(141);
+            }
+        }
+    }
+}
+
+impl std::fmt::Debug for Sink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Sink")
+    }
+}
+
 /// The output streams with h5dump's rendering state: standard output, output files, and the
 /// destination text is currently sent to.
 #[derive(Debug, Default)]
 pub struct Out {
-    /// Everything printed to standard output so far.
+    /// What was printed to standard output and not yet written to [`Out::sink`] (everything,
+    /// without a sink).
     pub text: String,
+    /// Where standard output is streamed to, if anywhere.
+    pub sink: Option<Sink>,
     /// Output files and their contents, in creation order.
     pub files: Vec<(String, Vec<u8>)>,
     /// Where [`Out::put`] currently writes.
@@ -230,12 +263,25 @@ impl Out {
     /// Append literal text to the current destination.
     pub fn put(&mut self, s: &str) {
         match &self.dest {
-            Dest::Stdout => self.text.push_str(s),
+            Dest::Stdout => {
+                self.text.push_str(s);
+                if self.text.len() >= Sink::CHUNK {
+                    self.flush();
+                }
+            }
             Dest::Null => {}
             Dest::File(name) => {
                 let name = name.clone();
                 self.file_mut(&name).extend_from_slice(s.as_bytes());
             }
+        }
+    }
+
+    /// Write the text gathered so far to the sink, if there is one.
+    pub fn flush(&mut self) {
+        if let Some(sink) = &self.sink {
+            sink.write(&self.text);
+            self.text.clear();
         }
     }
 

@@ -480,6 +480,10 @@ impl Values<'_> {
                     if info.arr_linebreak {
                         s.push_str(&Out::indent_str(info, ctx));
                     }
+                    if info.cmpd_name {
+                        s.push_str(m.name());
+                        s.push('=');
+                    }
                     let size = m.datatype().size();
                     let mb = b.get(m.offset()..m.offset() + size).unwrap_or(&[]);
                     self.sprint(s, info, ctx, m.datatype(), mb);
@@ -547,7 +551,7 @@ impl Values<'_> {
                 ctx.indent_level += 1;
                 for i in 0..n {
                     if i > 0 {
-                        s.push_str(info.arr_sep.unwrap_or(","));
+                        s.push_str(info.arr_sep.unwrap_or(",\u{1}"));
                     }
                     if info.arr_linebreak && i > 0 && i % last == 0 {
                         s.push('\n');

@@ -1,0 +1,38 @@
+//! A progress bar for long-running commands, drawn on standard error only when both standard
+//! output and standard error are terminals (never when output is piped or redirected).
+
+use std::io::IsTerminal;
+
+/// A progress bar, or nothing when not on a terminal.
+pub struct Progress(Option<indicatif::ProgressBar>);
+
+impl Progress {
+    /// A bar over `len` steps of `what` (e.g. "objects"), if on a terminal.
+    pub fn new(len: u64, what: &str) -> Progress {
+        if !(std::io::stdout().is_terminal() && std::io::stderr().is_terminal()) || len < 2 {
+            return Progress(None);
+        }
+        let bar = indicatif::ProgressBar::new(len);
+        if let Ok(style) = indicatif::ProgressStyle::with_template(&format!(
+            "{{bar:40}} {{pos}}/{{len}} {what} {{elapsed}}"
+        )) {
+            bar.set_style(style);
+        }
+        Progress(Some(bar))
+    }
+
+    /// One step done.
+    pub fn step(&self) {
+        if let Some(b) = &self.0 {
+            b.inc(1);
+        }
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        if let Some(b) = &self.0 {
+            b.finish_and_clear();
+        }
+    }
+}
