@@ -38,6 +38,9 @@ pub struct OpenOptions {
     /// Virtual datasets: how many missing printf-named sources in a row are skipped while
     /// looking for more (`H5Pset_virtual_printf_gap`).
     pub vds_gap: u64,
+    /// The filter codecs chunks (and filtered heap objects) are decoded with: the built-in
+    /// ones unless set.
+    pub filters: crate::filter::FilterRegistry,
 }
 
 impl OpenOptions {
@@ -49,6 +52,12 @@ impl OpenOptions {
     /// Allow or forbid following external links.
     pub fn external_links(mut self, allow: bool) -> Self {
         self.external_links = allow;
+        self
+    }
+
+    /// Decode filtered data with the codecs of `registry`.
+    pub fn filters(mut self, registry: crate::filter::FilterRegistry) -> Self {
+        self.filters = registry;
         self
     }
 }
@@ -458,7 +467,7 @@ impl File {
                     let block_size = usize::try_from(loc.block_size).map_err(|_| {
                         Error::new(ErrorKind::LimitExceeded, "fractal heap block size")
                     })?;
-                    let data = crate::filter::decode_chunk(
+                    let data = self.options().filters.decode_chunk(
                         &pipeline,
                         f.filter_mask,
                         stored,
@@ -494,7 +503,7 @@ impl File {
             } => {
                 let stored = raw.read(address, length)?;
                 let pipeline = heap_pipeline(&h, sizes)?;
-                Ok(crate::filter::decode_chunk(
+                Ok(self.options().filters.decode_chunk(
                     &pipeline,
                     filter_mask,
                     stored,
@@ -525,7 +534,7 @@ impl File {
                             let n = usize::try_from(memory_size).map_err(|_| {
                                 Error::new(ErrorKind::LimitExceeded, "huge object size")
                             })?;
-                            return Ok(crate::filter::decode_chunk(
+                            return Ok(self.options().filters.decode_chunk(
                                 &pipeline,
                                 filter_mask,
                                 stored,

@@ -159,6 +159,8 @@ pub struct FileWriter {
     superblock_len: u64,
     /// A file modified in place: what was read of it.
     pub(crate) inplace: Option<Box<super::inplace::InPlace>>,
+    /// The filter codecs chunks are encoded (and read back) with.
+    pub(crate) filters: crate::filter::FilterRegistry,
 }
 
 /// A metadata block: its bytes and whether they changed since last written.
@@ -225,11 +227,23 @@ impl FileWriter {
             gheap: GlobalHeap::default(),
             superblock_len: superblock_len as u64,
             inplace: None,
+            filters: crate::filter::FilterRegistry::default(),
         };
         let group = Group::new(&mut w);
         w.new_object("/".to_owned(), Body::Group(group))?;
         w.flush()?;
         Ok(w)
+    }
+
+    /// The filter codecs datasets are created, written and read back with.
+    pub fn filters(&self) -> &crate::filter::FilterRegistry {
+        &self.filters
+    }
+
+    /// Create, write and read back filtered datasets with the codecs of `registry` (the
+    /// built-in ones unless set). Set it before creating datasets that use its codecs.
+    pub fn set_filters(&mut self, registry: crate::filter::FilterRegistry) {
+        self.filters = registry;
     }
 
     /// A writer over an existing file of `eoa` bytes (relative to its superblock) whose
@@ -265,6 +279,7 @@ impl FileWriter {
             gheap: GlobalHeap::default(),
             superblock_len,
             inplace: None,
+            filters: crate::filter::FilterRegistry::default(),
         })
     }
 
