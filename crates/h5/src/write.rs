@@ -799,3 +799,36 @@ impl<T: H5Type> AttrWriter<T> {
             .with(|w, id| w.write_attribute(id, &self.name, &T::h5_type(), &img, &heap))
     }
 }
+
+/// The plugin filters (hdf5plugin's set, pure Rust), one call each.
+impl<T: H5Type> DatasetBuilder<T> {
+    /// Add the Zstandard filter (32015) at `level` (1 to 22).
+    pub fn zstd(self, level: u32) -> Self {
+        self.filter(Filter::zstd(level))
+    }
+
+    /// Add the Blosc filter (32001): `codec` at `level` (0 to 9) after `shuffle`.
+    pub fn blosc(
+        self,
+        codec: h5_io::filter::BloscCodec,
+        level: u32,
+        shuffle: h5_io::filter::BloscShuffle,
+    ) -> Self {
+        self.filter(Filter::blosc(codec, level, shuffle))
+    }
+
+    /// Add the Bitshuffle filter (32008) with `compression` inside.
+    pub fn bitshuffle(self, compression: h5_io::filter::BitshuffleCompression) -> Self {
+        self.filter(Filter::bitshuffle(compression))
+    }
+
+    /// Add the LZ4 filter (32004).
+    pub fn lz4(self) -> Self {
+        self.filter(Filter::lz4())
+    }
+
+    /// Add the BZip2 filter (307) with blocks of `level` × 100 kB (1 to 9).
+    pub fn bzip2(self, level: u32) -> Self {
+        self.filter(Filter::bzip2(level))
+    }
+}

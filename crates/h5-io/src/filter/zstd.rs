@@ -43,9 +43,35 @@ pub(super) fn decompress(
 }
 
 /// One Zstandard frame of `input` (the level does not change the encoder; see the module
-/// documentation).
+/// documentation), its header declaring the content size: the plugin's decoder sizes its
+/// output by it (`ZSTD_getDecompressedSize`), which `ruzstd`'s encoder leaves out.
 pub(super) fn compress(input: &[u8]) -> Vec<u8> {
-    ruzstd::encoding::compress_to_vec(input, CompressionLevel::Fastest)
+    let frame = ruzstd::encoding::compress_to_vec(input, CompressionLevel::Fastest);
+    with_content_size(frame, input.len() as u64)
+}
+
+/// Add "Frame_Content_Size" to a frame header that has none: its descriptor gets the
+/// 4- or 8-byte size flag, and the size follows the window descriptor.
+fn with_content_size(frame: Vec<u8>, size: u64) -> Vec<u8> {
+    let Some(&fhd) = frame.get(4) else {
+        return frame;
+    };
+    let (fcs_flag, single_segment, dict_flag) = (fhd >> 6, fhd & 0x20 != 0, fhd & 3);
+    if fcs_flag != 0 || single_segment || dict_flag != 0 {
+        return frame;
+    }
+    let (flag, bytes) = match u32::try_from(size) {
+        Ok(n) => (2u8, n.to_le_bytes().to_vec()),
+        Err(_) => (3u8, size.to_le_bytes().to_vec()),
+    };
+    // Magic, descriptor, window descriptor, then the size.
+    let mut out = Vec::with_capacity(frame.len() + bytes.len());
+    out.extend_from_slice(&frame[..4]);
+    out.push(fhd | flag << 6);
+    out.extend_from_slice(frame.get(5..6).unwrap_or_default());
+    out.extend_from_slice(&bytes);
+    out.extend_from_slice(frame.get(6..).unwrap_or_default());
+    out
 }
 
 /// The Zstandard codec.
