@@ -36,7 +36,11 @@ fn every_chunk_decodes_and_fixed_formats_encode_to_the_plugins_bytes() {
             let chunk = ds.chunk_dims().unwrap();
             let shape = ds.shape();
             let bytes = chunk.iter().product::<u64>() as usize * ds.element_size();
-            let grid: Vec<u64> = shape.iter().zip(&chunk).map(|(s, c)| s.div_ceil(*c)).collect();
+            let grid: Vec<u64> = shape
+                .iter()
+                .zip(&chunk)
+                .map(|(s, c)| s.div_ceil(*c))
+                .collect();
             let total: u64 = grid.iter().product();
             let fixed = matches!(pipeline[0].id, FilterId::BZIP2)
                 || (pipeline[0].id == FilterId::BITSHUFFLE
