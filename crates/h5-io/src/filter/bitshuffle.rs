@@ -43,19 +43,24 @@ fn transpose8(mut x: u64) -> u64 {
 
 /// Bit-shuffle `src` (`n` elements of `elem` bytes, `n` a multiple of 8) into `dst`: bit
 /// `k` of byte `j` of element `i` goes to bit `(j * 8 + k) * n + i` (least significant
-/// first in each byte).
+/// first in each byte). Groups of 8 elements are read in order; each byte position of the
+/// group is an 8×8 bit transpose whose rows go to 8 output rows.
 pub(super) fn shuffle_bits(src: &[u8], dst: &mut [u8], elem: usize) {
     let n = src.len() / elem.max(1);
     let row = n / 8;
-    for j in 0..elem {
-        for g in 0..row {
+    if row == 0 {
+        return;
+    }
+    let mut rows: Vec<&mut [u8]> = dst[..n * elem].chunks_exact_mut(row).collect();
+    for (g, group) in src.chunks_exact(8 * elem).enumerate() {
+        for j in 0..elem {
             let mut b = [0u8; 8];
             for (m, v) in b.iter_mut().enumerate() {
-                *v = src[(g * 8 + m) * elem + j];
+                *v = group[m * elem + j];
             }
             let x = transpose8(u64::from_le_bytes(b)).to_le_bytes();
-            for (k, v) in x.iter().enumerate() {
-                dst[(j * 8 + k) * row + g] = *v;
+            for (k, v) in x.into_iter().enumerate() {
+                rows[j * 8 + k][g] = v;
             }
         }
     }
@@ -65,15 +70,19 @@ pub(super) fn shuffle_bits(src: &[u8], dst: &mut [u8], elem: usize) {
 pub(super) fn unshuffle_bits(src: &[u8], dst: &mut [u8], elem: usize) {
     let n = src.len() / elem.max(1);
     let row = n / 8;
-    for j in 0..elem {
-        for g in 0..row {
+    if row == 0 {
+        return;
+    }
+    let rows: Vec<&[u8]> = src[..n * elem].chunks_exact(row).collect();
+    for (g, group) in dst.chunks_exact_mut(8 * elem).enumerate() {
+        for j in 0..elem {
             let mut b = [0u8; 8];
             for (k, v) in b.iter_mut().enumerate() {
-                *v = src[(j * 8 + k) * row + g];
+                *v = rows[j * 8 + k][g];
             }
             let x = transpose8(u64::from_le_bytes(b)).to_le_bytes();
-            for (m, v) in x.iter().enumerate() {
-                dst[(g * 8 + m) * elem + j] = *v;
+            for (m, v) in x.into_iter().enumerate() {
+                group[m * elem + j] = v;
             }
         }
     }
