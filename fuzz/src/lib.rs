@@ -10,6 +10,7 @@
 pub mod btree;
 pub mod chunk_index;
 pub mod datatype_message;
+pub mod filters;
 pub mod heap;
 pub mod object_header;
 pub mod onion;

@@ -1,10 +1,12 @@
 //! `cargo xtask <task>`: the project's automation, in Rust, with no dependencies.
 //!
 //! - `ci`: install the oracle tools if missing (hdf5-tools and libhdf5-dev through apt, h5py
-//!   through pip), then `cargo fmt --check`, `cargo clippy -D warnings`, and every test with
+//!   and hdf5plugin through pip), then `cargo fmt --check`, `cargo clippy -D warnings`, and every test with
 //!   `H5_REQUIRE_ORACLES=1` so that no differential test can pass by skipping.
 //! - `gen-fixtures [--check]`: write the h5py interop fixtures (`xtask/fixtures.py`) and the
-//!   reference `h5dump` output of each into `crates/h5-io/tests/fixtures/h5py/`; with
+//!   reference `h5dump` output of each into `crates/h5-io/tests/fixtures/h5py/`, and the
+//!   plugin-filter fixtures (`xtask/plugin_fixtures.py`, h5py with hdf5plugin) with the
+//!   output of `h5dump` loading hdf5plugin's plugins into `.../fixtures/plugins/`; with
 //!   `--check`, regenerate into a scratch folder and fail if anything differs from what is
 //!   committed.
 //! - `bench [GROUP...] [--runs N] [--reps R] [--mib M] [--tsv]`: build `h5-bench` in release and run it:
@@ -29,6 +31,9 @@ const EXAMPLES: &[&str] = &[
 ];
 
 const H5PY_VERSION: &str = "3.16.0";
+/// The hdf5plugin version (the plugin filters' reference encoders) of the plugin fixtures
+/// and interop tests.
+const HDF5PLUGIN_VERSION: &str = "7.1.0";
 /// Debian packages that bring the reference library and its tools.
 const APT_PACKAGES: &[&str] = &["hdf5-tools", "libhdf5-dev", "pkg-config"];
 
@@ -42,7 +47,7 @@ fn main() -> ExitCode {
         Some("gen-fixtures") => gen_fixtures(args.iter().any(|a| a == "--check")),
         Some("bench") => bench(&args[1..]),
         Some("help") | Some("--help") | Some("-h") | None => {
-            println!("usage: cargo xtask <task>\n\ntasks:\n  ci               install oracles, fmt check, clippy -D warnings, all tests\n  install-oracles  install h5dump/libhdf5 (apt) and h5py (pip) if missing\n  gen-fixtures     write the h5py fixtures and their reference dumps (--check: verify them)\n  bench            benchmarks side by side with the reference library and h5py: [convert] [read] [write] [--runs N] [--reps R] [--mib M] [--tsv]");
+            println!("usage: cargo xtask <task>\n\ntasks:\n  ci               install oracles, fmt check, clippy -D warnings, all tests\n  install-oracles  install h5dump/libhdf5 (apt), h5py and hdf5plugin (pip) if missing\n  gen-fixtures     write the h5py fixtures and their reference dumps (--check: verify them)\n  bench            benchmarks side by side with the reference library and h5py: [convert] [read] [write] [--runs N] [--reps R] [--mib M] [--tsv]");
             Ok(())
         }
         Some(other) => Err(format!("unknown task {other:?} (try `cargo xtask help`)")),
@@ -91,18 +96,28 @@ fn on_path(name: &str) -> bool {
         .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(name).is_file()))
 }
 
-/// Where the h5py fixtures and their expected dumps live.
-fn fixtures_dir() -> PathBuf {
-    root().join("crates/h5-io/tests/fixtures/h5py")
+/// The fixture sets: the generator script under `xtask/` and the folder under
+/// `crates/h5-io/tests/fixtures/`. The plugin set is dumped with hdf5plugin's plugins
+/// loaded.
+const FIXTURE_SETS: &[(&str, &str)] = &[("fixtures.py", "h5py"), ("plugin_fixtures.py", "plugins")];
+
+/// Where a fixture set and its expected dumps live.
+fn fixtures_dir(set: &str) -> PathBuf {
+    root().join("crates/h5-io/tests/fixtures").join(set)
 }
 
-/// Generate the fixtures into `out`: the files, one `NAME.ddl` per file with the reference
+/// Generate a fixture set into `out`: the files, one `NAME.ddl` per file with the reference
 /// h5dump's stdout, and `INDEX.tsv` with each file's h5dump exit status.
-fn generate_fixtures(out: &Path) -> Result {
+fn generate_fixtures(script: &str, out: &Path) -> Result {
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     run(Command::new("python3")
-        .arg(root().join("xtask/fixtures.py"))
+        .arg(root().join("xtask").join(script))
         .arg(out))?;
+    let plugin_path = if script == "plugin_fixtures.py" {
+        Some(hdf5plugin_path()?)
+    } else {
+        None
+    };
     let mut names: Vec<String> = std::fs::read_dir(out)
         .map_err(|e| e.to_string())?
         .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
@@ -111,11 +126,12 @@ fn generate_fixtures(out: &Path) -> Result {
     names.sort();
     let mut index = String::from("file\th5dump_rc\n");
     for name in &names {
-        let o = Command::new("h5dump")
-            .arg(name)
-            .current_dir(out)
-            .output()
-            .map_err(|e| format!("h5dump: {e}"))?;
+        let mut dump = Command::new("h5dump");
+        dump.arg(name).current_dir(out);
+        if let Some(p) = &plugin_path {
+            dump.env("HDF5_PLUGIN_PATH", p);
+        }
+        let o = dump.output().map_err(|e| format!("h5dump: {e}"))?;
         let stem = name.trim_end_matches(".h5");
         std::fs::write(out.join(format!("{stem}.ddl")), &o.stdout).map_err(|e| e.to_string())?;
         index.push_str(&format!("{name}\t{}\n", o.status.code().unwrap_or(-1)));
@@ -124,20 +140,28 @@ fn generate_fixtures(out: &Path) -> Result {
     Ok(())
 }
 
-/// `gen-fixtures`: write them, or with `check` regenerate and compare byte for byte.
+/// `gen-fixtures`: write every set, or with `check` regenerate and compare byte for byte.
 pub fn gen_fixtures(check: bool) -> Result {
-    let dest = fixtures_dir();
+    for (script, set) in FIXTURE_SETS {
+        gen_fixture_set(script, set, check)?;
+    }
+    Ok(())
+}
+
+fn gen_fixture_set(script: &str, set: &str, check: bool) -> Result {
+    let dest = fixtures_dir(set);
     if !check {
         if dest.exists() {
             std::fs::remove_dir_all(&dest).map_err(|e| e.to_string())?;
         }
-        generate_fixtures(&dest)?;
+        generate_fixtures(script, &dest)?;
         eprintln!("xtask: fixtures written to {}", dest.display());
         return Ok(());
     }
-    let scratch = std::env::temp_dir().join(format!("h5-fixtures-check-{}", std::process::id()));
+    let scratch =
+        std::env::temp_dir().join(format!("h5-fixtures-check-{set}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&scratch);
-    generate_fixtures(&scratch)?;
+    generate_fixtures(script, &scratch)?;
     let list = |d: &Path| -> Result<Vec<String>> {
         let mut v: Vec<String> = std::fs::read_dir(d)
             .map_err(|e| format!("{}: {e}", d.display()))?
@@ -247,16 +271,49 @@ fn install_oracles() -> Result {
         .status()
         .is_ok_and(|s| s.success());
     if !h5py_ok {
-        run(Command::new("python3").args([
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            &format!("h5py=={H5PY_VERSION}"),
-        ]))?;
+        pip_install(&format!("h5py=={H5PY_VERSION}"))?;
+    }
+    if python_version("hdf5plugin").as_deref() != Some(HDF5PLUGIN_VERSION) {
+        pip_install(&format!("hdf5plugin=={HDF5PLUGIN_VERSION}"))?;
     }
     Ok(())
+}
+
+fn pip_install(requirement: &str) -> Result {
+    run(Command::new("python3").args([
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        requirement,
+    ]))
+}
+
+/// The installed version of a Python package, if it imports.
+fn python_version(module: &str) -> Option<String> {
+    let o = Command::new("python3")
+        .args(["-c", &format!("import {module}; print({module}.version)")])
+        .output()
+        .ok()?;
+    o.status
+        .success()
+        .then(|| String::from_utf8_lossy(&o.stdout).trim().to_string())
+}
+
+/// hdf5plugin's folder of plugin libraries (for `HDF5_PLUGIN_PATH`).
+fn hdf5plugin_path() -> Result<String> {
+    let o = Command::new("python3")
+        .args(["-c", "import hdf5plugin; print(hdf5plugin.PLUGIN_PATH)"])
+        .output()
+        .map_err(|e| format!("python3: {e}"))?;
+    if !o.status.success() {
+        return Err(format!(
+            "hdf5plugin does not import (cargo xtask install-oracles): {}",
+            String::from_utf8_lossy(&o.stderr).trim()
+        ));
+    }
+    Ok(String::from_utf8_lossy(&o.stdout).trim().to_string())
 }
 
 fn is_root() -> bool {

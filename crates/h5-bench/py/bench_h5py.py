@@ -20,6 +20,7 @@ import sys
 import time
 
 import h5py
+import hdf5plugin
 import numpy as np
 
 # Fixed counts (the issue's sizes); only the big datasets follow MIB.
@@ -34,6 +35,14 @@ DEFLATE_LEVEL = 4
 MASK = (1 << 64) - 1
 K0 = 0x9E3779B97F4A7C15
 K1 = 0xC2B2AE3D27D4EB4F
+
+# The plugin-filter rows: file/benchmark suffix -> h5py compression arguments (1 MiB chunks).
+PLUGINS = {
+    "zstd": lambda: hdf5plugin.Zstd(clevel=3),
+    "lz4": lambda: hdf5plugin.LZ4(),
+    "bitshuffle_lz4": lambda: hdf5plugin.Bitshuffle(cname="lz4"),
+    "blosc_lz4": lambda: hdf5plugin.Blosc(cname="lz4", clevel=5, shuffle=hdf5plugin.Blosc.SHUFFLE),
+}
 
 REC = np.dtype([("a", "<i4"), ("b", "<f8"), ("c", "<i2"), ("d", "<f4"), ("e", "<i8")])
 
@@ -105,6 +114,9 @@ def setup(d, mib):
             "data", data=x, chunks=(CHUNK,), shuffle=True,
             compression="gzip", compression_opts=DEFLATE_LEVEL,
         )
+    for k, comp in PLUGINS.items():
+        with h5py.File(os.path.join(d, k + ".h5"), "w") as f:
+            f.create_dataset("data", data=x, chunks=(CHUNK,), **comp())
     del x
     with h5py.File(os.path.join(d, "compound.h5"), "w") as f:
         f.create_dataset("records", data=records(0, record_count(mib)))
@@ -141,19 +153,21 @@ READS = [
     ("contiguous", read_data("contiguous.h5")),
     ("chunked_deflate", read_data("deflate.h5")),
     ("compound_field", read_field),
-]
+] + [("chunked_" + k, read_data(k + ".h5")) for k in PLUGINS]
 
 
 # ---- write benchmarks: each returns (bytes, seconds); readback gives the output
 
-def write_data(chunked):
+def write_data(chunked, plugin=None):
     def run(path, mib, inputs):
         x = inputs.get("x")
         if x is None:
             x = inputs["x"] = series(0, f64_count(mib))
         t0 = time.perf_counter()
         with h5py.File(path, "w") as f:
-            if chunked:
+            if plugin:
+                f.create_dataset("data", data=x, chunks=(CHUNK,), **PLUGINS[plugin]())
+            elif chunked:
                 f.create_dataset(
                     "data", data=x, chunks=(CHUNK,), shuffle=True,
                     compression="gzip", compression_opts=DEFLATE_LEVEL,
@@ -195,7 +209,7 @@ def write_append(path, mib, inputs):
 def readback(name, path):
     """What a written file holds, as the bytes the digest is taken of."""
     with h5py.File(path, "r") as f:
-        if name in ("contiguous", "chunked_deflate"):
+        if name in ("contiguous", "chunked_deflate") or name[len("chunked_"):] in PLUGINS:
             return f["data"][...]
         if name == "attributes":
             out = bytearray()
@@ -215,7 +229,7 @@ WRITES = [
     ("chunked_deflate", write_data(True)),
     ("attributes", write_attrs),
     ("append_records", write_append),
-]
+] + [("chunked_" + k, write_data(True, k)) for k in PLUGINS]
 
 
 def line(name, nbytes, seconds, h):

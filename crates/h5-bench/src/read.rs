@@ -4,7 +4,8 @@
 //! (`bench_h5py.py setup`): a file with 10,000 objects in its root group (groups and
 //! scalar datasets), an `f64` dataset of `--mib` MiB stored contiguously, the same data
 //! chunked (1 MiB chunks) with shuffle and deflate (level 4), and a compound dataset of
-//! 5 members (26-byte packed records) of `--mib` MiB. Each benchmark opens its file,
+//! 5 members (26-byte packed records) of `--mib` MiB; the same `f64` data chunked with the
+//! plugin filters of hdf5plugin: Zstd, LZ4, Bitshuffle with LZ4, Blosc (lz4, shuffle). Each benchmark opens its file,
 //! reads, and closes it under the clock, on both sides; the digests of what was read
 //! (the sorted names; the values) must agree.
 
@@ -18,11 +19,18 @@ use std::sync::OnceLock;
 use std::time::Instant;
 
 /// The benchmarks: name and description.
-pub const BENCHES: [(&str, &str); 4] = [
+pub const BENCHES: [(&str, &str); 8] = [
     ("open_list", "open and list 10,000 objects"),
     ("contiguous", "contiguous f64"),
     ("chunked_deflate", "chunked f64, shuffle + deflate"),
     ("compound_field", "one field of a 5-field compound"),
+    ("chunked_zstd", "chunked f64, Zstd (level 3)"),
+    ("chunked_lz4", "chunked f64, LZ4"),
+    ("chunked_bitshuffle_lz4", "chunked f64, Bitshuffle + LZ4"),
+    (
+        "chunked_blosc_lz4",
+        "chunked f64, Blosc (lz4, level 5, shuffle)",
+    ),
 ];
 
 /// Member `b` of the compound records, alone.
@@ -46,11 +54,16 @@ fn read_one(dir: &Path, name: &str, mib: usize) -> Result<(u64, f64, Vec<u8>)> {
             names.sort();
             (0, t, names.join("\n").into_bytes())
         }
-        "contiguous" | "chunked_deflate" => {
-            let file = if name == "contiguous" {
-                "contiguous.h5"
-            } else {
-                "deflate.h5"
+        "contiguous"
+        | "chunked_deflate"
+        | "chunked_zstd"
+        | "chunked_lz4"
+        | "chunked_bitshuffle_lz4"
+        | "chunked_blosc_lz4" => {
+            let file = match name {
+                "contiguous" => "contiguous.h5".to_owned(),
+                "chunked_deflate" => "deflate.h5".to_owned(),
+                plugin => format!("{}.h5", &plugin["chunked_".len()..]),
             };
             let f = h5::File::open(dir.join(file)).map_err(err)?;
             let v: Vec<f64> = f.dataset("data").and_then(|d| d.read()).map_err(err)?;

@@ -3,7 +3,8 @@
 //! Each benchmark creates a file in a scratch directory, writes, and closes it under the
 //! clock, on both sides (the data is made beforehand, untimed): an `f64` dataset of
 //! `--mib` MiB stored contiguously; the same chunked (1 MiB chunks) with shuffle and deflate
-//! (level 4; our side compresses chunks in parallel); 100,000 scalar `f64` attributes
+//! (level 4; our side compresses chunks in parallel), and with the plugin filters Zstd,
+//! LZ4, Bitshuffle with LZ4 and Blosc (lz4, shuffle); 100,000 scalar `f64` attributes
 //! (100 on each of 1,000 groups); 10^6 compound records (5 members, packed 26 bytes)
 //! appended 1,000 at a time, one chunk per append, to a dataset of unlimited extent.
 //!
@@ -21,12 +22,31 @@ use std::sync::OnceLock;
 use std::time::Instant;
 
 /// The benchmarks: name and description.
-pub const BENCHES: [(&str, &str); 4] = [
+pub const BENCHES: [(&str, &str); 8] = [
     ("contiguous", "contiguous f64"),
     ("chunked_deflate", "chunked f64, shuffle + deflate"),
     ("attributes", "100,000 small attributes"),
     ("append_records", "append 10^6 compound records by chunk"),
+    ("chunked_zstd", "chunked f64, Zstd (level 3)"),
+    ("chunked_lz4", "chunked f64, LZ4"),
+    ("chunked_bitshuffle_lz4", "chunked f64, Bitshuffle + LZ4"),
+    (
+        "chunked_blosc_lz4",
+        "chunked f64, Blosc (lz4, level 5, shuffle)",
+    ),
 ];
+
+/// The filters of the plugin-filter rows (the same as the h5py side's `PLUGINS`).
+fn plugin_filter(name: &str) -> Option<h5::io::filter::Filter> {
+    use h5::io::filter::{BitshuffleCompression, BloscCodec, BloscShuffle, Filter};
+    Some(match name {
+        "chunked_zstd" => Filter::zstd(3),
+        "chunked_lz4" => Filter::lz4(),
+        "chunked_bitshuffle_lz4" => Filter::bitshuffle(BitshuffleCompression::Lz4),
+        "chunked_blosc_lz4" => Filter::blosc(BloscCodec::Lz4, 5, BloscShuffle::Byte),
+        _ => return None,
+    })
+}
 
 /// The file our side writes for benchmark `name`.
 pub fn our_file(dir: &Path, name: &str) -> PathBuf {
@@ -52,19 +72,25 @@ struct Inputs {
 fn write_one(path: &Path, name: &str, mib: usize, inputs: &mut Inputs) -> Result<f64> {
     let err = |e: h5::WriteError| format!("{name}: {e}");
     match name {
-        "contiguous" | "chunked_deflate" => {
+        "contiguous"
+        | "chunked_deflate"
+        | "chunked_zstd"
+        | "chunked_lz4"
+        | "chunked_bitshuffle_lz4"
+        | "chunked_blosc_lz4" => {
             let x = inputs
                 .series
                 .get_or_insert_with(|| data::series(data::f64_count(mib)));
             let t0 = Instant::now();
             let f = WritableFile::create(path).map_err(err)?;
             let b = f.new_dataset::<f64>().shape(&[x.len() as u64]);
-            let b = if name == "contiguous" {
-                b.contiguous()
-            } else {
-                b.chunk(&[data::CHUNK])
+            let b = match (name, plugin_filter(name)) {
+                ("contiguous", _) => b.contiguous(),
+                (_, Some(filter)) => b.chunk(&[data::CHUNK]).filter(filter),
+                _ => b
+                    .chunk(&[data::CHUNK])
                     .shuffle()
-                    .deflate(data::DEFLATE_LEVEL)
+                    .deflate(data::DEFLATE_LEVEL),
             };
             b.create("data")
                 .and_then(|d| d.write(&x[..]))
@@ -118,7 +144,12 @@ pub fn readback(path: &Path, name: &str) -> Result<Vec<u8>> {
     let err = |e: h5::read::Error| format!("{name}: reading back {}: {e}", path.display());
     let f = h5::File::open(path).map_err(err)?;
     match name {
-        "contiguous" | "chunked_deflate" => {
+        "contiguous"
+        | "chunked_deflate"
+        | "chunked_zstd"
+        | "chunked_lz4"
+        | "chunked_bitshuffle_lz4"
+        | "chunked_blosc_lz4" => {
             let v: Vec<f64> = f.dataset("data").and_then(|d| d.read()).map_err(err)?;
             Ok(f64_bytes(&v))
         }

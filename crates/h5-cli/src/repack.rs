@@ -34,7 +34,7 @@ use h5::io::write::{
 
 const USAGE: &str = "usage: h5 repack [--latest] [-S FSM_AGGR|PAGE|AGGR|NONE] [-G PAGESIZE] \
                      [-l [OBJ,..:]CHUNK=DxD..|CONTI|COMPA]... \
-                     [-f [OBJ,..:]GZIP=L|SZIP=PPB,EC|NN|SHUF|FLET|NBIT|SOFF=N,IN|DS|NONE]... IN OUT";
+                     [-f [OBJ,..:]GZIP=L|SZIP=PPB,EC|NN|SHUF|FLET|NBIT|SOFF=N,IN|DS|UD=ID,FLAG,N,CD..|NONE]... IN OUT";
 
 /// A layout option.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -164,9 +164,46 @@ fn parse_filter(s: &str) -> Result<(Objects, FilterOpt), String> {
             };
             Filter::scaleoffset(kind, factor)
         }
+        "UD" => parse_user_defined(s, arg)?,
         _ => return Err(format!("unknown filter {s:?}")),
     };
     Ok((objs, FilterOpt::Add(f)))
+}
+
+/// h5repack's `UD=<filter_number,filter_flag,cd_value_count,value_1[,...,value_N]>`: any
+/// filter with a codec, its flag (0 mandatory, 1 optional) and client data.
+fn parse_user_defined(s: &str, arg: Option<&str>) -> Result<Filter, String> {
+    let fields: Vec<u32> = arg
+        .unwrap_or("")
+        .split(',')
+        .map(|x| x.trim().parse::<u32>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| format!("filter {s:?}: UD needs numbers: id,flag,count,values..."))?;
+    let [id, flag, count, values @ ..] = fields.as_slice() else {
+        return Err(format!("filter {s:?}: UD needs id,flag,count[,values...]"));
+    };
+    let id = u16::try_from(*id)
+        .ok()
+        .filter(|&i| i > 0)
+        .ok_or_else(|| format!("filter {s:?}: filter id {id} is not 1 to 65535"))?;
+    if *count as usize != values.len() {
+        return Err(format!(
+            "filter {s:?}: {count} client data values announced, {} given",
+            values.len()
+        ));
+    }
+    let id = filter::FilterId(id);
+    if !filter::FilterRegistry::shared().contains(id) {
+        return Err(format!("filter {id} is not available"));
+    }
+    let f = Filter::new(id, values.to_vec());
+    match flag {
+        0 => Ok(f),
+        1 => Ok(f.optional()),
+        _ => Err(format!(
+            "filter {s:?}: flag {flag} is not 0 (mandatory) or 1 (optional)"
+        )),
+    }
 }
 
 fn parse_args(args: &[String]) -> Result<Options, String> {
@@ -420,6 +457,45 @@ mod tests {
 
     fn args(s: &str) -> Vec<String> {
         s.split_whitespace().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn parses_user_defined_filters() {
+        let o = parse_args(&args(
+            "-f UD=32015,0,1,5 -f d:UD=32001,1,7,0,0,0,0,5,1,1 -f UD=32004,1,0 in.h5 out.h5",
+        ))
+        .unwrap();
+        assert_eq!(
+            o.filters[0].1,
+            FilterOpt::Add(Filter::new(filter::FilterId::ZSTD, vec![5]))
+        );
+        assert_eq!(
+            o.filters[1],
+            (
+                Objects(vec!["d".into()]),
+                FilterOpt::Add(
+                    Filter::new(filter::FilterId::BLOSC, vec![0, 0, 0, 0, 5, 1, 1]).optional()
+                )
+            )
+        );
+        assert_eq!(
+            o.filters[2].1,
+            FilterOpt::Add(Filter::new(filter::FilterId::LZ4, vec![]).optional())
+        );
+        for bad in [
+            "UD=32015,0,2,5",
+            "UD=32015,2,1,5",
+            "UD=32015",
+            "UD=x,0,0",
+            "UD=0,0,0",
+            "UD=70000,0,0",
+            "UD=32013,0,0",
+        ] {
+            let e = parse_args(&args(&format!("-f {bad} in.h5 out.h5"))).unwrap_err();
+            assert!(!e.is_empty(), "{bad}");
+        }
+        let e = parse_args(&args("-f UD=32013,0,0 in.h5 out.h5")).unwrap_err();
+        assert_eq!(e, "filter 32013 (zfp) is not available");
     }
 
     #[test]

@@ -3,6 +3,10 @@
 //! there and the exit status `INDEX.tsv` records. Fixtures listed in
 //! `fixtures_baseline.txt` must keep matching (`H5_BLESS=1` rewrites it); the count is
 //! printed with the reason of each difference.
+//!
+//! The same for the plugin-filter fixtures (`.../fixtures/plugins`, written by h5py with
+//! hdf5plugin and dumped by h5dump with hdf5plugin's plugins loaded) against
+//! `plugin_fixtures_baseline.txt`.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -10,8 +14,17 @@ use std::process::Command;
 
 #[test]
 fn dump_matches_h5dump_on_h5py_fixtures() {
+    check_fixture_set("h5py", "fixtures_baseline.txt");
+}
+
+#[test]
+fn dump_matches_h5dump_on_plugin_filter_fixtures() {
+    check_fixture_set("plugins", "plugin_fixtures_baseline.txt");
+}
+
+fn check_fixture_set(set: &str, baseline: &str) {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dir = manifest.join("../h5-io/tests/fixtures/h5py");
+    let dir = manifest.join("../h5-io/tests/fixtures").join(set);
     let Ok(index) = std::fs::read_to_string(dir.join("INDEX.tsv")) else {
         eprintln!("fixtures not found; skipped");
         return;
@@ -57,11 +70,11 @@ fn dump_matches_h5dump_on_h5py_fixtures() {
             failed.push(format!("{name}: {}", why.join("; ")));
         }
     }
-    eprintln!("h5py fixtures: {} of {total} match h5dump", passed.len());
+    eprintln!("{set} fixtures: {} of {total} match h5dump", passed.len());
     for f in &failed {
         eprintln!("differs: {f}");
     }
-    let baseline_path = manifest.join("tests/fixtures_baseline.txt");
+    let baseline_path = manifest.join("tests").join(baseline);
     if std::env::var_os("H5_BLESS").is_some() {
         let body: String = passed.iter().map(|k| format!("{k}\n")).collect();
         std::fs::write(&baseline_path, body).expect("write baseline");

@@ -30,7 +30,7 @@ use crate::attribute::{self, Attribute};
 use crate::chunks::Index;
 use crate::error::{bail, ensure, Error, ErrorKind, Result};
 use crate::file::File;
-use crate::filter::{self, ChunkInfo, Filter, FilterId};
+use crate::filter::{ChunkInfo, Filter};
 use crate::group::Location;
 use crate::object::Object;
 use crate::selection::{
@@ -67,19 +67,7 @@ pub fn dataspace_of(s: &FormatSpace) -> Result<Dataspace> {
 
 /// A filter pipeline message as the codecs' filter list.
 pub fn io_filters(p: &FilterPipeline) -> Vec<Filter> {
-    p.filters
-        .iter()
-        .map(|f| Filter {
-            id: FilterId(f.id.0),
-            flags: f.flags,
-            name: f.name.as_ref().map(|n| {
-                String::from_utf8_lossy(n)
-                    .trim_end_matches('\0')
-                    .to_string()
-            }),
-            client_data: f.client_data.clone(),
-        })
-        .collect()
+    p.filters.clone()
 }
 
 /// When a dataset's storage is allocated (`H5D_alloc_time_t`, `H5Pset_alloc_time`).
@@ -884,6 +872,7 @@ impl Dataset {
                 let dont_filter_edges = flags & CHUNK_DONT_FILTER_PARTIAL_BOUND_CHUNKS != 0;
                 let chunks: Vec<_> = sel.chunks(&self.space, &chunk)?.collect();
                 let dims_now = self.space.dims();
+                let filters = &self.loc.file.options().filters;
                 let batch = (rayon::current_num_threads() * 4).max(4);
                 for group in chunks.chunks(batch) {
                     let decode = |c: &crate::selection::Chunk<'_>| -> Result<Option<Vec<u8>>> {
@@ -910,7 +899,8 @@ impl Dataset {
                         }
                         let mut info = ChunkInfo::new(chunk_bytes as usize);
                         info.skip_checksum = self.loc.file.options().skip_checksums;
-                        let d = filter::decode_chunk(&self.filters, cl.filter_mask, data, &info)
+                        let d = filters
+                            .decode_chunk(&self.filters, cl.filter_mask, data, &info)
                             .map_err(|e| {
                                 Error::from(e).at(format!(
                                     "{}: chunk {:?}",

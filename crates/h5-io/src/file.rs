@@ -42,6 +42,9 @@ pub struct OpenOptions {
     /// file, e.g. a copy cut short), to recover what its bytes still hold. Off by default:
     /// like the reference library, opening such a file fails with [`ErrorKind::Truncated`].
     pub allow_truncated: bool,
+    /// The filter codecs chunks (and filtered heap objects) are decoded with: the built-in
+    /// ones unless set.
+    pub filters: crate::filter::FilterRegistry,
 }
 
 impl OpenOptions {
@@ -59,6 +62,12 @@ impl OpenOptions {
     /// Allow or refuse opening a truncated file (see [`OpenOptions::allow_truncated`]).
     pub fn allow_truncated(mut self, allow: bool) -> Self {
         self.allow_truncated = allow;
+        self
+    }
+
+    /// Decode filtered data with the codecs of `registry`.
+    pub fn filters(mut self, registry: crate::filter::FilterRegistry) -> Self {
+        self.filters = registry;
         self
     }
 }
@@ -487,7 +496,7 @@ impl File {
                     let block_size = usize::try_from(loc.block_size).map_err(|_| {
                         Error::new(ErrorKind::LimitExceeded, "fractal heap block size")
                     })?;
-                    let data = crate::filter::decode_chunk(
+                    let data = self.options().filters.decode_chunk(
                         &pipeline,
                         f.filter_mask,
                         stored,
@@ -523,7 +532,7 @@ impl File {
             } => {
                 let stored = raw.read(address, length)?;
                 let pipeline = heap_pipeline(&h, sizes)?;
-                Ok(crate::filter::decode_chunk(
+                Ok(self.options().filters.decode_chunk(
                     &pipeline,
                     filter_mask,
                     stored,
@@ -554,7 +563,7 @@ impl File {
                             let n = usize::try_from(memory_size).map_err(|_| {
                                 Error::new(ErrorKind::LimitExceeded, "huge object size")
                             })?;
-                            return Ok(crate::filter::decode_chunk(
+                            return Ok(self.options().filters.decode_chunk(
                                 &pipeline,
                                 filter_mask,
                                 stored,

@@ -25,142 +25,366 @@
 //! scale-offset carry everything decoding needs (the reference library's `set_local`
 //! callbacks store datatype class, size, order, precision, offset, sign, the number of
 //! elements in a chunk and the fill value there), so decoding needs only the pipeline and the
-//! chunk's expected size. [`set_local`] computes those parameters from a datatype and the
+//! chunk's expected size. [`FilterRegistry::set_local`] computes those parameters from a datatype and the
 //! chunk's shape when a dataset is created.
 //!
 //! Hostile input: every decoder returns `Err` on corrupt data, never panics, and never
 //! produces (or allocates for) more than a bound derived from [`ChunkInfo::expected_size`].
+//!
+//! The codecs are values implementing [`FilterCodec`], collected in a [`FilterRegistry`]
+//! passed through the open options and the writer; a user registers codecs of their own
+//! for any id. The free functions ([`decode_chunk`], [`encode_chunk`], [`set_local`], ...)
+//! use the built-in registry.
 
+use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::{Arc, OnceLock};
+
+use h5_types::Datatype;
 
 mod bits;
+#[cfg(feature = "bitshuffle")]
+mod bitshuffle;
+#[cfg(feature = "blosc")]
+mod blosc;
+#[cfg(feature = "blosc")]
+mod blosclz;
+#[cfg(feature = "bzip2")]
+mod bzip2;
 mod deflate;
 mod fletcher32;
 mod local;
+#[cfg(feature = "lz4")]
+mod lz4;
 mod lzf;
 mod nbit;
 mod scaleoffset;
 mod shuffle;
 mod szip;
+#[cfg(feature = "zstd")]
+mod zstd;
 
 pub use fletcher32::fletcher32;
-pub use local::{set_local, FillValue};
-pub use szip::{
-    OPTION_ALLOW_K13 as SZIP_ALLOW_K13, OPTION_CHIP as SZIP_CHIP, OPTION_EC as SZIP_EC,
-    OPTION_LSB as SZIP_LSB, OPTION_MSB as SZIP_MSB, OPTION_NN as SZIP_NN, OPTION_RAW as SZIP_RAW,
+pub use h5_format::message::filter_pipeline::{
+    BitshuffleCompression, BloscCodec, BloscShuffle, Filter, FilterId, SZIP_ALLOW_K13, SZIP_CHIP,
+    SZIP_EC, SZIP_LSB, SZIP_MSB, SZIP_NN, SZIP_RAW,
 };
+pub use local::FillValue;
 
-/// A filter identification number, as stored in the filter pipeline message. Unknown values
-/// are kept (and printed) as they are.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct FilterId(pub u16);
+/// What a filter's `set_local` sees of the dataset being created.
+#[derive(Clone, Copy, Debug)]
+pub struct LocalInfo<'a> {
+    /// The dataset's datatype (as stored).
+    pub datatype: &'a Datatype,
+    /// The chunk dimensions, in elements.
+    pub chunk_dims: &'a [u64],
+    /// The dataset's fill value.
+    pub fill: FillValue<'a>,
+}
 
-impl FilterId {
-    /// `H5Z_FILTER_DEFLATE`: zlib deflate, level in client data 0.
-    pub const DEFLATE: FilterId = FilterId(1);
-    /// `H5Z_FILTER_SHUFFLE`: byte shuffle, element size in client data 0.
-    pub const SHUFFLE: FilterId = FilterId(2);
-    /// `H5Z_FILTER_FLETCHER32`: Fletcher-32 checksum appended to the chunk.
-    pub const FLETCHER32: FilterId = FilterId(3);
-    /// `H5Z_FILTER_SZIP`: szip (CCSDS 121.0 adaptive entropy coding).
-    pub const SZIP: FilterId = FilterId(4);
-    /// `H5Z_FILTER_NBIT`: n-bit packing.
-    pub const NBIT: FilterId = FilterId(5);
-    /// `H5Z_FILTER_SCALEOFFSET`: scale-offset packing.
-    pub const SCALEOFFSET: FilterId = FilterId(6);
-    /// The LZF filter registered by h5py.
-    pub const LZF: FilterId = FilterId(32000);
+/// What a decoder may produce: its output must not exceed [`DecodeContext::limit`] bytes,
+/// and it must check that before allocating.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DecodeContext {
+    /// The most bytes this stage may produce (the chunk size plus an allowance for the
+    /// headers of the stages before it).
+    pub limit: usize,
+    /// Skip verifying checksums.
+    pub skip_checksum: bool,
+}
 
-    /// The filter's conventional name: the reference library's for its own filters, the
-    /// registered name for a few well-known third-party ones, `None` otherwise.
-    pub fn name(self) -> Option<&'static str> {
-        Some(match self.0 {
-            1 => "deflate",
-            2 => "shuffle",
-            3 => "fletcher32",
-            4 => "szip",
-            5 => "nbit",
-            6 => "scaleoffset",
-            307 => "bzip2",
-            32000 => "lzf",
-            32001 => "blosc",
-            32004 => "lz4",
-            32008 => "bitshuffle",
-            32013 => "zfp",
-            32015 => "zstd",
-            32017 => "sz",
-            32026 => "blosc2",
-            _ => return None,
-        })
+/// A filter codec: one filter id's `set_local`, decoder and encoder. Register one in a
+/// [`FilterRegistry`] to read and write datasets that use its id.
+///
+/// Decoders are hostile-input code: they return `Err` for corrupt input, never panic, and
+/// never produce (or allocate for) more than [`DecodeContext::limit`] bytes.
+pub trait FilterCodec: Send + Sync {
+    /// The filter id the codec implements.
+    fn id(&self) -> FilterId;
+
+    /// The filter's name (used in messages and stored in the pipeline of datasets created
+    /// with a filter description that has none).
+    fn name(&self) -> &str;
+
+    /// The filter with the client data its `set_local` callback stores for a dataset: the
+    /// parameters that depend on the datatype and the chunk shape. The default keeps the
+    /// filter as it is.
+    fn set_local(&self, filter: &Filter, local: &LocalInfo<'_>) -> Result<Filter> {
+        let _ = local;
+        Ok(filter.clone())
     }
 
-    /// Whether this crate implements the filter (both directions).
-    pub fn is_available(self) -> bool {
-        matches!(self.0, 1..=6 | 32000)
+    /// Undo the filter (reading): `input` is what the filter produced when writing. Write
+    /// the result into `out` (which may hold anything; clear it first) and return
+    /// [`Step::Replaced`], or return one of the steps that keep the input.
+    fn decode(
+        &self,
+        filter: &Filter,
+        input: &[u8],
+        out: &mut Vec<u8>,
+        ctx: &DecodeContext,
+    ) -> Result<Step>;
+
+    /// Apply the filter (writing), as [`FilterCodec::decode`] does the reverse. An `Err`
+    /// of an optional filter makes the pipeline store the chunk without it.
+    fn encode(&self, filter: &Filter, input: &[u8], out: &mut Vec<u8>) -> Result<Step>;
+}
+
+/// The filter codecs a file is read or written with, by id. [`FilterRegistry::default`]
+/// holds every built-in codec (those of the cargo features enabled); users add their own
+/// with [`FilterRegistry::register`]. A value, passed through the open options and the
+/// writer: there is no global registry to change.
+#[derive(Clone)]
+pub struct FilterRegistry {
+    codecs: BTreeMap<FilterId, Arc<dyn FilterCodec>>,
+}
+
+impl FilterRegistry {
+    /// A registry with no codecs at all.
+    pub fn empty() -> Self {
+        FilterRegistry {
+            codecs: BTreeMap::new(),
+        }
+    }
+
+    /// The built-in codecs: deflate, shuffle, fletcher32, szip, nbit, scale-offset, LZF
+    /// and those of the plugin filters whose cargo features are enabled (Zstandard, LZ4,
+    /// BZip2, Bitshuffle, Blosc).
+    pub fn builtin() -> Self {
+        let mut r = Self::empty();
+        r.register(deflate::Deflate);
+        r.register(shuffle::Shuffle);
+        r.register(fletcher32::Fletcher32);
+        r.register(szip::Szip);
+        r.register(nbit::Nbit);
+        r.register(scaleoffset::ScaleOffset);
+        r.register(lzf::Lzf);
+        #[cfg(feature = "zstd")]
+        r.register(zstd::Zstd);
+        #[cfg(feature = "lz4")]
+        r.register(lz4::Lz4);
+        #[cfg(feature = "bzip2")]
+        r.register(bzip2::Bzip2);
+        #[cfg(feature = "bitshuffle")]
+        r.register(bitshuffle::Bitshuffle);
+        #[cfg(feature = "blosc")]
+        r.register(blosc::Blosc);
+        r
+    }
+
+    /// The built-in registry, shared (built once; immutable).
+    pub fn shared() -> &'static FilterRegistry {
+        static BUILTIN: OnceLock<FilterRegistry> = OnceLock::new();
+        BUILTIN.get_or_init(FilterRegistry::builtin)
+    }
+
+    /// Add `codec` for its id, replacing (and returning) the one registered before.
+    pub fn register(&mut self, codec: impl FilterCodec + 'static) -> Option<Arc<dyn FilterCodec>> {
+        self.register_arc(Arc::new(codec))
+    }
+
+    /// [`FilterRegistry::register`] for a codec already shared.
+    pub fn register_arc(&mut self, codec: Arc<dyn FilterCodec>) -> Option<Arc<dyn FilterCodec>> {
+        self.codecs.insert(codec.id(), codec)
+    }
+
+    /// Remove the codec of `id`.
+    pub fn unregister(&mut self, id: FilterId) -> Option<Arc<dyn FilterCodec>> {
+        self.codecs.remove(&id)
+    }
+
+    /// The codec of `id`, if registered.
+    pub fn get(&self, id: FilterId) -> Option<&dyn FilterCodec> {
+        self.codecs.get(&id).map(|c| &**c)
+    }
+
+    /// Whether a codec is registered for `id`.
+    pub fn contains(&self, id: FilterId) -> bool {
+        self.codecs.contains_key(&id)
+    }
+
+    /// The registered ids, in order.
+    pub fn ids(&self) -> impl Iterator<Item = FilterId> + '_ {
+        self.codecs.keys().copied()
+    }
+
+    fn codec(&self, f: &Filter) -> Result<&dyn FilterCodec> {
+        self.get(f.id).ok_or_else(|| Error::unavailable(f))
+    }
+
+    /// The filter with the client data its `set_local` stores for a dataset of `datatype`
+    /// with chunks of `chunk_dims`. Filters without a registered codec come back
+    /// unchanged (an optional one is then skipped when writing).
+    pub fn set_local(
+        &self,
+        filter: &Filter,
+        datatype: &Datatype,
+        chunk_dims: &[u64],
+        fill: FillValue<'_>,
+    ) -> Result<Filter> {
+        match self.get(filter.id) {
+            Some(c) => c.set_local(
+                filter,
+                &LocalInfo {
+                    datatype,
+                    chunk_dims,
+                    fill,
+                },
+            ),
+            None => Ok(filter.clone()),
+        }
+    }
+
+    /// Run the pipeline backwards over one stored chunk (reading): filters whose bit is
+    /// set in `filter_mask` are skipped. The result has exactly `ctx.expected_size` bytes.
+    pub fn decode_chunk(
+        &self,
+        filters: &[Filter],
+        filter_mask: u32,
+        data: Vec<u8>,
+        ctx: &ChunkInfo,
+    ) -> Result<Vec<u8>> {
+        check_pipeline_len(filters)?;
+        let dctx = DecodeContext {
+            limit: stage_limit(ctx.expected_size),
+            skip_checksum: ctx.skip_checksum,
+        };
+        let mut cur = data;
+        let mut spare = Vec::new();
+        let mut last = None;
+        for (idx, f) in filters.iter().enumerate().rev() {
+            if filter_mask & (1u32 << idx) != 0 {
+                continue;
+            }
+            let step = self.codec(f)?.decode(f, &cur, &mut spare, &dctx)?;
+            apply(step, &mut cur, &mut spare);
+            last = Some(f.id);
+        }
+        if cur.len() != ctx.expected_size {
+            let id = last.unwrap_or(FilterId(0));
+            bail!(
+                Corrupt,
+                id,
+                "chunk decodes to {} bytes, expected {}",
+                cur.len(),
+                ctx.expected_size
+            );
+        }
+        Ok(cur)
+    }
+
+    /// Run the pipeline forwards over one chunk (writing). `filter_mask` has the bits of
+    /// filters to exclude; an optional filter that fails (or is unavailable) is skipped and
+    /// its bit set, as the reference library does. Returns the stored bytes and the
+    /// chunk's filter mask.
+    pub fn encode_chunk(
+        &self,
+        filters: &[Filter],
+        filter_mask: u32,
+        data: Vec<u8>,
+        ctx: &ChunkInfo,
+    ) -> Result<(Vec<u8>, u32)> {
+        check_pipeline_len(filters)?;
+        if data.len() != ctx.expected_size {
+            let id = filters.first().map_or(FilterId(0), |f| f.id);
+            bail!(
+                InvalidParameters,
+                id,
+                "chunk has {} bytes, expected {}",
+                data.len(),
+                ctx.expected_size
+            );
+        }
+        let mut failed = 0u32;
+        let mut cur = data;
+        let mut spare = Vec::new();
+        for (idx, f) in filters.iter().enumerate() {
+            let bit = 1u32 << idx;
+            if filter_mask & bit != 0 {
+                failed |= bit;
+                continue;
+            }
+            match self.codec(f).and_then(|c| c.encode(f, &cur, &mut spare)) {
+                Ok(step) => apply(step, &mut cur, &mut spare),
+                Err(_) if f.is_optional() => failed |= bit,
+                Err(e) => return Err(e),
+            }
+        }
+        Ok((cur, failed))
+    }
+
+    /// Decode one filter stage on its own (no mask, no final size check): `input` is what
+    /// the filter produced when writing; the result is what it was given. `limit` caps the
+    /// output.
+    pub fn decode_stage(&self, filter: &Filter, input: &[u8], limit: usize) -> Result<Vec<u8>> {
+        let mut out = Vec::new();
+        let ctx = DecodeContext {
+            limit,
+            skip_checksum: false,
+        };
+        let step = self.codec(filter)?.decode(filter, input, &mut out, &ctx)?;
+        Ok(step.resolve(input, out))
+    }
+
+    /// Encode one filter stage on its own: an `Err` is a failure the pipeline would treat
+    /// as "skip if optional".
+    pub fn encode_stage(&self, filter: &Filter, input: &[u8]) -> Result<Vec<u8>> {
+        let mut out = Vec::new();
+        let step = self.codec(filter)?.encode(filter, input, &mut out)?;
+        Ok(step.resolve(input, out))
     }
 }
 
-impl fmt::Display for FilterId {
+impl Default for FilterRegistry {
+    fn default() -> Self {
+        FilterRegistry::shared().clone()
+    }
+}
+
+impl fmt::Debug for FilterRegistry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{} ({n})", self.0),
-            None => write!(f, "{}", self.0),
-        }
+        f.debug_set().entries(self.codecs.keys()).finish()
     }
 }
 
-impl fmt::Debug for FilterId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "FilterId({self})")
-    }
+/// [`FilterRegistry::set_local`] with the built-in codecs.
+pub fn set_local(
+    filter: &Filter,
+    datatype: &Datatype,
+    chunk_dims: &[u64],
+    fill: FillValue<'_>,
+) -> Result<Filter> {
+    FilterRegistry::shared().set_local(filter, datatype, chunk_dims, fill)
 }
 
-/// One filter of a pipeline: what the filter pipeline message says about it.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Filter {
-    /// Filter identification value.
-    pub id: FilterId,
-    /// Flags; bit 0 ([`Filter::FLAG_OPTIONAL`]) marks an optional filter.
-    pub flags: u16,
-    /// The filter's name, when the message stores one.
-    pub name: Option<String>,
-    /// Client data (`cd_values`).
-    pub client_data: Vec<u32>,
+/// [`FilterRegistry::decode_chunk`] with the built-in codecs.
+pub fn decode_chunk(
+    filters: &[Filter],
+    filter_mask: u32,
+    data: Vec<u8>,
+    ctx: &ChunkInfo,
+) -> Result<Vec<u8>> {
+    FilterRegistry::shared().decode_chunk(filters, filter_mask, data, ctx)
 }
 
-impl Filter {
-    /// Flag bit: the filter is optional (`H5Z_FLAG_OPTIONAL`). A write that fails in an
-    /// optional filter stores the chunk without it and sets its bit in the chunk's mask.
-    pub const FLAG_OPTIONAL: u16 = 0x0001;
+/// [`FilterRegistry::encode_chunk`] with the built-in codecs.
+pub fn encode_chunk(
+    filters: &[Filter],
+    filter_mask: u32,
+    data: Vec<u8>,
+    ctx: &ChunkInfo,
+) -> Result<(Vec<u8>, u32)> {
+    FilterRegistry::shared().encode_chunk(filters, filter_mask, data, ctx)
+}
 
-    /// A filter description with the given id and client data, no name, not optional.
-    pub fn new(id: FilterId, client_data: Vec<u32>) -> Self {
-        Filter {
-            id,
-            flags: 0,
-            name: None,
-            client_data,
-        }
-    }
+/// [`FilterRegistry::decode_stage`] with the built-in codecs.
+pub fn decode_stage(filter: &Filter, input: &[u8], limit: usize) -> Result<Vec<u8>> {
+    FilterRegistry::shared().decode_stage(filter, input, limit)
+}
 
-    /// The same filter marked optional.
-    #[must_use]
-    pub fn optional(mut self) -> Self {
-        self.flags |= Self::FLAG_OPTIONAL;
-        self
-    }
-
-    /// Whether the optional bit is set.
-    pub fn is_optional(&self) -> bool {
-        self.flags & Self::FLAG_OPTIONAL != 0
-    }
-
-    fn describe(&self) -> String {
-        match (&self.name, self.id.name()) {
-            (Some(n), _) if !n.is_empty() => format!("{} ({n})", self.id.0),
-            _ => self.id.to_string(),
-        }
-    }
+/// [`FilterRegistry::encode_stage`] with the built-in codecs.
+pub fn encode_stage(filter: &Filter, input: &[u8]) -> Result<Vec<u8>> {
+    FilterRegistry::shared().encode_stage(filter, input)
 }
 
 /// What the pipeline needs to know about the chunk being filtered.
@@ -243,10 +467,16 @@ impl Error {
         }))
     }
 
+    /// The error for a filter no codec is registered for: it names the filter's id, name
+    /// and client data.
     #[cold]
-    fn unavailable(filter: &Filter) -> Self {
-        let mut e = Error::new(ErrorKind::Unavailable, filter.id, String::new());
-        e.0.filter_text = Some(filter.describe());
+    pub fn unavailable(filter: &Filter) -> Self {
+        let mut e = Error::new(
+            ErrorKind::Unavailable,
+            filter.id,
+            format!("client data {:?}", filter.client_data),
+        );
+        e.0.filter_text = Some(filter.to_string());
         e
     }
 
@@ -318,13 +548,24 @@ fn stage_limit(expected: usize) -> usize {
 }
 
 /// The result of one stage: the output is in the spare buffer, or is the input cut short.
-enum Step {
-    /// The stage wrote its output into the spare buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// The stage wrote its output into the spare buffer (`out`).
     Replaced,
     /// The output is the first `n` bytes of the input.
     Truncated(usize),
     /// The output equals the input.
     Unchanged,
+}
+
+impl Step {
+    fn resolve(self, input: &[u8], out: Vec<u8>) -> Vec<u8> {
+        match self {
+            Step::Replaced => out,
+            Step::Truncated(n) => input.get(..n).unwrap_or(input).to_vec(),
+            Step::Unchanged => input.to_vec(),
+        }
+    }
 }
 
 fn check_pipeline_len(filters: &[Filter]) -> Result<()> {
@@ -345,135 +586,6 @@ fn apply(step: Step, cur: &mut Vec<u8>, spare: &mut Vec<u8>) {
         Step::Replaced => std::mem::swap(cur, spare),
         Step::Truncated(n) => cur.truncate(n),
         Step::Unchanged => {}
-    }
-}
-
-/// Run the pipeline backwards over one stored chunk (reading): filters whose bit is set in
-/// `filter_mask` are skipped. The result has exactly `ctx.expected_size` bytes.
-pub fn decode_chunk(
-    filters: &[Filter],
-    filter_mask: u32,
-    data: Vec<u8>,
-    ctx: &ChunkInfo,
-) -> Result<Vec<u8>> {
-    check_pipeline_len(filters)?;
-    let limit = stage_limit(ctx.expected_size);
-    let mut cur = data;
-    let mut spare = Vec::new();
-    let mut last = None;
-    for (idx, f) in filters.iter().enumerate().rev() {
-        if filter_mask & (1u32 << idx) != 0 {
-            continue;
-        }
-        let step = decode_one(f, &cur, &mut spare, limit, ctx)?;
-        apply(step, &mut cur, &mut spare);
-        last = Some(f.id);
-    }
-    if cur.len() != ctx.expected_size {
-        let id = last.unwrap_or(FilterId(0));
-        bail!(
-            Corrupt,
-            id,
-            "chunk decodes to {} bytes, expected {}",
-            cur.len(),
-            ctx.expected_size
-        );
-    }
-    Ok(cur)
-}
-
-fn decode_one(
-    f: &Filter,
-    input: &[u8],
-    out: &mut Vec<u8>,
-    limit: usize,
-    ctx: &ChunkInfo,
-) -> Result<Step> {
-    let cd = &f.client_data[..];
-    match f.id {
-        FilterId::DEFLATE => deflate::decode(input, out, limit),
-        FilterId::SHUFFLE => shuffle::decode(cd, input, out),
-        FilterId::FLETCHER32 => fletcher32::decode(input, ctx.skip_checksum),
-        FilterId::SZIP => szip::decode(cd, input, out, limit),
-        FilterId::NBIT => nbit::decode(cd, input, out, limit),
-        FilterId::SCALEOFFSET => scaleoffset::decode(cd, input, out, limit),
-        FilterId::LZF => lzf::decode(input, out, limit),
-        _ => Err(Error::unavailable(f)),
-    }
-}
-
-/// Run the pipeline forwards over one chunk (writing). `filter_mask` has the bits of filters
-/// to exclude; an optional filter that fails (or is unavailable) is skipped and its bit set,
-/// as the reference library does. Returns the stored bytes and the chunk's filter mask.
-pub fn encode_chunk(
-    filters: &[Filter],
-    filter_mask: u32,
-    data: Vec<u8>,
-    ctx: &ChunkInfo,
-) -> Result<(Vec<u8>, u32)> {
-    check_pipeline_len(filters)?;
-    if data.len() != ctx.expected_size {
-        let id = filters.first().map_or(FilterId(0), |f| f.id);
-        bail!(
-            InvalidParameters,
-            id,
-            "chunk has {} bytes, expected {}",
-            data.len(),
-            ctx.expected_size
-        );
-    }
-    let mut failed = 0u32;
-    let mut cur = data;
-    let mut spare = Vec::new();
-    for (idx, f) in filters.iter().enumerate() {
-        let bit = 1u32 << idx;
-        if filter_mask & bit != 0 {
-            failed |= bit;
-            continue;
-        }
-        match encode_one(f, &cur, &mut spare) {
-            Ok(step) => apply(step, &mut cur, &mut spare),
-            Err(_) if f.is_optional() => failed |= bit,
-            Err(e) => return Err(e),
-        }
-    }
-    Ok((cur, failed))
-}
-
-fn encode_one(f: &Filter, input: &[u8], out: &mut Vec<u8>) -> Result<Step> {
-    let cd = &f.client_data[..];
-    match f.id {
-        FilterId::DEFLATE => deflate::encode(cd, input, out),
-        FilterId::SHUFFLE => shuffle::encode(cd, input, out),
-        FilterId::FLETCHER32 => fletcher32::encode(input, out),
-        FilterId::SZIP => szip::encode(cd, input, out),
-        FilterId::NBIT => nbit::encode(cd, input, out),
-        FilterId::SCALEOFFSET => scaleoffset::encode(cd, input, out),
-        FilterId::LZF => lzf::encode(input, out),
-        _ => Err(Error::unavailable(f)),
-    }
-}
-
-/// Decode one filter stage on its own (no mask, no final size check): `input` is what the
-/// filter produced when writing; the result is what it was given. `limit` caps the output.
-pub fn decode_stage(filter: &Filter, input: &[u8], limit: usize) -> Result<Vec<u8>> {
-    let mut out = Vec::new();
-    let ctx = ChunkInfo::new(limit);
-    match decode_one(filter, input, &mut out, limit, &ctx)? {
-        Step::Replaced => Ok(out),
-        Step::Truncated(n) => Ok(input.get(..n).unwrap_or(input).to_vec()),
-        Step::Unchanged => Ok(input.to_vec()),
-    }
-}
-
-/// Encode one filter stage on its own: an `Err` is a failure the pipeline would treat as
-/// "skip if optional".
-pub fn encode_stage(filter: &Filter, input: &[u8]) -> Result<Vec<u8>> {
-    let mut out = Vec::new();
-    match encode_one(filter, input, &mut out)? {
-        Step::Replaced => Ok(out),
-        Step::Truncated(n) => Ok(input.get(..n).unwrap_or(input).to_vec()),
-        Step::Unchanged => Ok(input.to_vec()),
     }
 }
 

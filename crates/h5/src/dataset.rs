@@ -1400,3 +1400,36 @@ impl<'a> DatasetReader<'a> {
         self.ds.read_slice_with::<T, S, D>(slice, self.strict)
     }
 }
+
+/// The plugin filters (hdf5plugin's set, pure Rust), one call each.
+impl<T: H5Type> DatasetBuilder<T> {
+    /// The Zstandard filter (32015) at `level` (1 to 22).
+    pub fn zstd(self, level: u32) -> Self {
+        self.filter(Filter::zstd(level))
+    }
+
+    /// The Blosc filter (32001): `codec` at `level` (0 to 9) after `shuffle`.
+    pub fn blosc(
+        self,
+        codec: h5_io::filter::BloscCodec,
+        level: u32,
+        shuffle: h5_io::filter::BloscShuffle,
+    ) -> Self {
+        self.filter(Filter::blosc(codec, level, shuffle))
+    }
+
+    /// The Bitshuffle filter (32008) with `compression` inside.
+    pub fn bitshuffle(self, compression: h5_io::filter::BitshuffleCompression) -> Self {
+        self.filter(Filter::bitshuffle(compression))
+    }
+
+    /// The LZ4 filter (32004).
+    pub fn lz4(self) -> Self {
+        self.filter(Filter::lz4())
+    }
+
+    /// The BZip2 filter (307) with blocks of `level` × 100 kB (1 to 9).
+    pub fn bzip2(self, level: u32) -> Self {
+        self.filter(Filter::bzip2(level))
+    }
+}

@@ -408,9 +408,7 @@ impl ReaderFile {
             .map(|f| Filter {
                 id: f.id.0,
                 name: f
-                    .name
-                    .clone()
-                    .filter(|n| !n.is_empty())
+                    .name_text()
                     .or_else(|| filter_name(f.id.0).map(str::to_string)),
                 cd_values: f.client_data.clone(),
                 optional: f.flags & 1 != 0,

@@ -5,26 +5,50 @@ use crate::cursor::{Cursor, Writer};
 use crate::{limits, ErrorKind, Result};
 use std::fmt;
 
-/// A filter identification value. Values below 256 are reserved for the library's filters;
-/// others are registered third-party filters. Unknown values are kept.
+mod constructors;
+
+pub use constructors::{
+    BitshuffleCompression, BloscCodec, BloscShuffle, BITSHUFFLE_LZ4, BITSHUFFLE_ZSTD,
+    LZF_FILTER_VERSION, LZF_VERSION, SZIP_ALLOW_K13, SZIP_CHIP, SZIP_EC, SZIP_LSB, SZIP_MSB,
+    SZIP_NN, SZIP_RAW,
+};
+
+/// A filter identification value ("Filter Identification Value"). Values below 256 are
+/// reserved for the library's filters; others are registered third-party filters. Unknown
+/// values are kept (and printed) as they are.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FilterId(pub u16);
 
 impl FilterId {
-    /// GZIP deflate.
+    /// `H5Z_FILTER_DEFLATE`: zlib deflate, level in client data 0.
     pub const DEFLATE: FilterId = FilterId(1);
-    /// Byte shuffle.
+    /// `H5Z_FILTER_SHUFFLE`: byte shuffle, element size in client data 0.
     pub const SHUFFLE: FilterId = FilterId(2);
-    /// Fletcher32 checksum.
+    /// `H5Z_FILTER_FLETCHER32`: Fletcher-32 checksum appended to the chunk.
     pub const FLETCHER32: FilterId = FilterId(3);
-    /// SZIP.
+    /// `H5Z_FILTER_SZIP`: szip (CCSDS 121.0 adaptive entropy coding).
     pub const SZIP: FilterId = FilterId(4);
-    /// N-bit packing.
+    /// `H5Z_FILTER_NBIT`: n-bit packing.
     pub const NBIT: FilterId = FilterId(5);
-    /// Scale + offset.
+    /// `H5Z_FILTER_SCALEOFFSET`: scale-offset packing.
     pub const SCALEOFFSET: FilterId = FilterId(6);
+    /// BZip2 (registered filter 307).
+    pub const BZIP2: FilterId = FilterId(307);
+    /// The LZF filter registered by h5py.
+    pub const LZF: FilterId = FilterId(32000);
+    /// Blosc (registered filter 32001).
+    pub const BLOSC: FilterId = FilterId(32001);
+    /// LZ4 (registered filter 32004).
+    pub const LZ4: FilterId = FilterId(32004);
+    /// Bitshuffle (registered filter 32008), optionally with LZ4 or Zstd inside.
+    pub const BITSHUFFLE: FilterId = FilterId(32008);
+    /// Zstandard (registered filter 32015).
+    pub const ZSTD: FilterId = FilterId(32015);
+    /// Blosc2 (registered filter 32026).
+    pub const BLOSC2: FilterId = FilterId(32026);
 
-    /// The library's name of a predefined filter.
+    /// The filter's conventional name: the reference library's for its own filters, the
+    /// registered name for a few well-known third-party ones, `None` otherwise.
     pub fn name(self) -> Option<&'static str> {
         Some(match self.0 {
             1 => "deflate",
@@ -33,17 +57,32 @@ impl FilterId {
             4 => "szip",
             5 => "nbit",
             6 => "scaleoffset",
+            307 => "bzip2",
+            32000 => "lzf",
+            32001 => "blosc",
+            32004 => "lz4",
+            32008 => "bitshuffle",
+            32013 => "zfp",
+            32015 => "zstd",
+            32017 => "sz",
+            32026 => "blosc2",
             _ => return None,
         })
     }
 }
 
-impl fmt::Debug for FilterId {
+impl fmt::Display for FilterId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.name() {
-            Some(n) => write!(f, "FilterId({} {n})", self.0),
-            None => write!(f, "FilterId({})", self.0),
+            Some(n) => write!(f, "{} ({n})", self.0),
+            None => write!(f, "{}", self.0),
         }
+    }
+}
+
+impl fmt::Debug for FilterId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "FilterId({self})")
     }
 }
 
@@ -55,12 +94,62 @@ pub const FILTER_FLAG_OPTIONAL: u16 = 0x1;
 pub struct Filter {
     /// "Filter Identification Value".
     pub id: FilterId,
-    /// "Flags".
+    /// "Flags"; bit 0 ([`Filter::FLAG_OPTIONAL`]) marks an optional filter.
     pub flags: u16,
     /// "Name", without NUL or padding (version 2 stores it only for ids of 256 and up).
     pub name: Option<Vec<u8>>,
-    /// "Client Data".
+    /// "Client Data" (`cd_values` in the reference library).
     pub client_data: Vec<u32>,
+}
+
+impl Filter {
+    /// Flag bit: the filter is optional (`H5Z_FLAG_OPTIONAL`). A write that fails in an
+    /// optional filter stores the chunk without it and sets its bit in the chunk's mask.
+    pub const FLAG_OPTIONAL: u16 = FILTER_FLAG_OPTIONAL;
+
+    /// A filter with the given id and client data, no name, not optional.
+    pub fn new(id: FilterId, client_data: Vec<u32>) -> Self {
+        Filter {
+            id,
+            flags: 0,
+            name: None,
+            client_data,
+        }
+    }
+
+    /// The same filter marked optional.
+    #[must_use]
+    pub fn optional(mut self) -> Self {
+        self.flags |= Self::FLAG_OPTIONAL;
+        self
+    }
+
+    /// Whether the optional bit is set.
+    pub fn is_optional(&self) -> bool {
+        self.flags & Self::FLAG_OPTIONAL != 0
+    }
+
+    /// The stored name as text (lossy for bytes that are not UTF-8), when there is one.
+    pub fn name_text(&self) -> Option<String> {
+        self.name
+            .as_deref()
+            .map(|n| {
+                String::from_utf8_lossy(n)
+                    .trim_end_matches('\0')
+                    .to_string()
+            })
+            .filter(|n| !n.is_empty())
+    }
+}
+
+impl fmt::Display for Filter {
+    /// The id and the stored name, else the conventional one: `32015 (zstd)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.name_text() {
+            Some(n) => write!(f, "{} ({n})", self.id.0),
+            None => write!(f, "{}", self.id),
+        }
+    }
 }
 
 /// The Filter Pipeline message.

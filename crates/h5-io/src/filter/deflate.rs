@@ -2,7 +2,7 @@
 
 use flate2::{Compress, Compression, Decompress, FlushCompress, FlushDecompress, Status};
 
-use super::{bail, ensure, FilterId, Result, Step};
+use super::{bail, ensure, DecodeContext, Filter, FilterCodec, FilterId, Result, Step};
 
 const ID: FilterId = FilterId::DEFLATE;
 
@@ -87,5 +87,30 @@ pub(super) fn encode(cd: &[u32], input: &[u8], out: &mut Vec<u8>) -> Result<Step
             "deflate does not finish"
         );
         out.reserve(out.capacity().max(64));
+    }
+}
+
+/// The deflate codec.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Deflate;
+
+impl FilterCodec for Deflate {
+    fn id(&self) -> FilterId {
+        ID
+    }
+    fn name(&self) -> &str {
+        "deflate"
+    }
+    fn decode(
+        &self,
+        _: &Filter,
+        input: &[u8],
+        out: &mut Vec<u8>,
+        ctx: &DecodeContext,
+    ) -> Result<Step> {
+        decode(input, out, ctx.limit)
+    }
+    fn encode(&self, f: &Filter, input: &[u8], out: &mut Vec<u8>) -> Result<Step> {
+        encode(&f.client_data, input, out)
     }
 }

@@ -1,7 +1,7 @@
 //! Fletcher-32 (`H5Z_FILTER_FLETCHER32`): a checksum of the chunk appended to it, stored
 //! little-endian.
 
-use super::{ensure, FilterId, Result, Step};
+use super::{ensure, DecodeContext, Filter, FilterCodec, FilterId, Result, Step};
 
 const ID: FilterId = FilterId::FLETCHER32;
 
@@ -39,4 +39,29 @@ pub(super) fn encode(input: &[u8], out: &mut Vec<u8>) -> Result<Step> {
     out.extend_from_slice(input);
     out.extend_from_slice(&fletcher32(input).to_le_bytes());
     Ok(Step::Replaced)
+}
+
+/// The fletcher32 codec.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Fletcher32;
+
+impl FilterCodec for Fletcher32 {
+    fn id(&self) -> FilterId {
+        ID
+    }
+    fn name(&self) -> &str {
+        "fletcher32"
+    }
+    fn decode(
+        &self,
+        _: &Filter,
+        input: &[u8],
+        _: &mut Vec<u8>,
+        ctx: &DecodeContext,
+    ) -> Result<Step> {
+        decode(input, ctx.skip_checksum)
+    }
+    fn encode(&self, _: &Filter, input: &[u8], out: &mut Vec<u8>) -> Result<Step> {
+        encode(input, out)
+    }
 }

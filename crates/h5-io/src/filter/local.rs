@@ -1,10 +1,9 @@
 //! Dataset-specific ("local") client data, as the reference library's `set_local`
-//! callbacks compute it when a dataset is created, and the filter constructors of its
-//! `H5Pset_*` calls.
+//! callbacks compute it when a dataset is created (used by the codecs' `set_local`).
 
 use h5_types::{ByteOrder, Datatype, Sign, StringSize};
 
-use super::{bail, ensure, lzf, nbit, scaleoffset, szip, Filter, FilterId, Result};
+use super::{bail, ensure, nbit, scaleoffset, szip, Filter, FilterId, LocalInfo, Result};
 
 /// The dataset's fill value, as scale-offset records it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,53 +16,6 @@ pub enum FillValue<'a> {
     User(&'a [u8]),
 }
 
-impl Filter {
-    /// `H5Pset_deflate(level)`: optional.
-    pub fn deflate(level: u32) -> Self {
-        Filter::new(FilterId::DEFLATE, vec![level]).optional()
-    }
-
-    /// `H5Pset_shuffle`: optional; the element size is set by [`set_local`].
-    pub fn shuffle() -> Self {
-        Filter::new(FilterId::SHUFFLE, Vec::new()).optional()
-    }
-
-    /// `H5Pset_fletcher32`: mandatory.
-    pub fn fletcher32() -> Self {
-        Filter::new(FilterId::FLETCHER32, Vec::new())
-    }
-
-    /// `H5Pset_szip(options_mask, pixels_per_block)`: optional. As the reference library
-    /// does, the chip option and byte-order bits are cleared and the K13 and raw options
-    /// set; [`set_local`] adds byte order, bits per pixel and pixels per scanline.
-    pub fn szip(options_mask: u32, pixels_per_block: u32) -> Self {
-        let mask = (options_mask & !(szip::OPTION_CHIP | szip::OPTION_LSB | szip::OPTION_MSB))
-            | szip::OPTION_ALLOW_K13
-            | szip::OPTION_RAW;
-        Filter::new(FilterId::SZIP, vec![mask, pixels_per_block]).optional()
-    }
-
-    /// `H5Pset_nbit`: optional; all parameters come from [`set_local`].
-    pub fn nbit() -> Self {
-        Filter::new(FilterId::NBIT, Vec::new()).optional()
-    }
-
-    /// `H5Pset_scaleoffset(scale_type, scale_factor)`: optional; `scale_type` 0 is float
-    /// D-scaling (factor = decimal digits), 2 integer (factor = minimum bits, 0 to compute).
-    pub fn scaleoffset(scale_type: u32, scale_factor: i32) -> Self {
-        Filter::new(FilterId::SCALEOFFSET, vec![scale_type, scale_factor as u32]).optional()
-    }
-
-    /// h5py's LZF filter: optional; the chunk size is set by [`set_local`].
-    pub fn lzf() -> Self {
-        Filter::new(
-            FilterId::LZF,
-            vec![lzf::FILTER_VERSION, lzf::LZF_VERSION, 0],
-        )
-        .optional()
-    }
-}
-
 fn order_code(order: Option<ByteOrder>, id: FilterId) -> Result<u32> {
     match order {
         Some(ByteOrder::LittleEndian) => Ok(0),
@@ -72,56 +24,37 @@ fn order_code(order: Option<ByteOrder>, id: FilterId) -> Result<u32> {
     }
 }
 
-fn to_u32(v: usize, id: FilterId, what: &str) -> Result<u32> {
+pub(super) fn to_u32(v: usize, id: FilterId, what: &str) -> Result<u32> {
     match u32::try_from(v) {
         Ok(x) => Ok(x),
         Err(_) => bail!(InvalidParameters, id, "{what} {v} does not fit 32 bits"),
     }
 }
 
-/// The filter with the client data its `set_local` callback would store for a dataset of
-/// `datatype` with chunks of `chunk_dims`. Filters without such a callback (deflate,
-/// fletcher32, unknown ones) come back unchanged.
-pub fn set_local(
-    filter: &Filter,
-    datatype: &Datatype,
-    chunk_dims: &[u64],
-    fill: FillValue<'_>,
-) -> Result<Filter> {
-    let id = filter.id;
-    let npoints = chunk_dims
+/// The number of elements in a chunk of `chunk_dims`, as the 32-bit value the client data
+/// of several filters holds.
+pub(super) fn npoints(id: FilterId, chunk_dims: &[u64]) -> Result<u32> {
+    let n = chunk_dims
         .iter()
         .try_fold(1u64, |a, &d| a.checked_mul(d))
         .and_then(|n| u32::try_from(n).ok());
-    let Some(npoints) = npoints else {
-        bail!(InvalidParameters, id, "chunk has too many elements");
-    };
-    let size = datatype.size();
-    let mut f = filter.clone();
-    match id {
-        FilterId::SHUFFLE => {
-            ensure!(size > 0, InvalidParameters, id, "datatype size 0");
-            f.client_data = vec![to_u32(size, id, "datatype size")?];
-        }
-        FilterId::SZIP => f.client_data = szip_local(filter, datatype, chunk_dims, npoints)?,
-        FilterId::NBIT => f.client_data = nbit_local(datatype, npoints)?,
-        FilterId::SCALEOFFSET => {
-            f.client_data = scaleoffset_local(filter, datatype, npoints, fill)?;
-        }
-        FilterId::LZF => {
-            let bytes = (npoints as usize).saturating_mul(size);
-            f.client_data = vec![
-                lzf::FILTER_VERSION,
-                lzf::LZF_VERSION,
-                to_u32(bytes, id, "chunk size")?,
-            ];
-        }
-        _ => {}
+    match n {
+        Some(n) => Ok(n),
+        None => bail!(InvalidParameters, id, "chunk has too many elements"),
     }
-    Ok(f)
 }
 
-fn szip_local(
+/// The chunk size in bytes, as a 32-bit client data value.
+pub(super) fn chunk_bytes(id: FilterId, local: &LocalInfo<'_>) -> Result<u32> {
+    let n = npoints(id, local.chunk_dims)?;
+    to_u32(
+        (n as usize).saturating_mul(local.datatype.size()),
+        id,
+        "chunk size",
+    )
+}
+
+pub(super) fn szip_local(
     filter: &Filter,
     datatype: &Datatype,
     chunk_dims: &[u64],
@@ -199,7 +132,7 @@ fn szip_local(
 /// Most client data values n-bit may use (`H5Z_NBIT_MAX_NPARMS`).
 const NBIT_MAX_NPARMS: usize = 4096;
 
-fn nbit_local(datatype: &Datatype, npoints: u32) -> Result<Vec<u32>> {
+pub(super) fn nbit_local(datatype: &Datatype, npoints: u32) -> Result<Vec<u32>> {
     let id = FilterId::NBIT;
     let mut cd = vec![0, 0, npoints];
     let mut need_not_compress = true;
@@ -335,7 +268,7 @@ fn nbit_compound(
     Ok(())
 }
 
-fn scaleoffset_local(
+pub(super) fn scaleoffset_local(
     filter: &Filter,
     datatype: &Datatype,
     npoints: u32,

@@ -5,14 +5,12 @@
 //! `c >> 5` is a match length minus 2 (7: an extra length byte follows) and the low 5 bits
 //! with the next byte are the back-reference distance minus 1.
 
-use super::{bail, ensure, FilterId, Result, Step};
+use super::{bail, ensure, DecodeContext, Filter, FilterCodec, FilterId, LocalInfo, Result, Step};
 
 const ID: FilterId = FilterId::LZF;
 
 /// Client data h5py stores: filter version 4 and LZF version 1.5 (`0x105`).
-pub(super) const FILTER_VERSION: u32 = 4;
-/// See [`FILTER_VERSION`].
-pub(super) const LZF_VERSION: u32 = 0x105;
+use h5_format::message::filter_pipeline::{LZF_FILTER_VERSION as FILTER_VERSION, LZF_VERSION};
 
 /// Decompress (reading), producing at most `limit` bytes.
 pub(super) fn decode(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<Step> {
@@ -238,4 +236,38 @@ pub(super) fn decompress_for_test(input: &[u8], limit: usize) -> Result<Vec<u8>>
     let mut out = Vec::new();
     decompress(input, &mut out, limit)?;
     Ok(out)
+}
+
+/// The LZF codec; `set_local` stores the chunk size.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Lzf;
+
+impl FilterCodec for Lzf {
+    fn id(&self) -> FilterId {
+        ID
+    }
+    fn name(&self) -> &str {
+        "lzf"
+    }
+    fn set_local(&self, filter: &Filter, local: &LocalInfo<'_>) -> Result<Filter> {
+        let mut f = filter.clone();
+        f.client_data = vec![
+            FILTER_VERSION,
+            LZF_VERSION,
+            super::local::chunk_bytes(ID, local)?,
+        ];
+        Ok(f)
+    }
+    fn decode(
+        &self,
+        _: &Filter,
+        input: &[u8],
+        out: &mut Vec<u8>,
+        ctx: &DecodeContext,
+    ) -> Result<Step> {
+        decode(input, out, ctx.limit)
+    }
+    fn encode(&self, _: &Filter, input: &[u8], out: &mut Vec<u8>) -> Result<Step> {
+        encode(input, out)
+    }
 }

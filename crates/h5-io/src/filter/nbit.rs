@@ -8,7 +8,10 @@
 //! compound `3, size, nmembers, {member offset, <member>}*`; other `4, size`.
 
 use super::bits::{BitReader, BitWriter};
-use super::{bail, ensure, Error, ErrorKind, FilterId, Result, Step};
+use super::{
+    bail, ensure, DecodeContext, Error, ErrorKind, Filter, FilterCodec, FilterId, LocalInfo,
+    Result, Step,
+};
 
 const ID: FilterId = FilterId::NBIT;
 
@@ -407,4 +410,35 @@ pub(super) fn encode(cd: &[u32], input: &[u8], out: &mut Vec<u8>) -> Result<Step
     walk(&Parms { v: cd }, &mut v, nelmts, size)?;
     *out = v.w.finish();
     Ok(Step::Replaced)
+}
+
+/// The nbit codec; `set_local` stores the parameters the datatype and chunk shape give.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Nbit;
+
+impl FilterCodec for Nbit {
+    fn id(&self) -> FilterId {
+        ID
+    }
+    fn name(&self) -> &str {
+        "nbit"
+    }
+    fn set_local(&self, filter: &Filter, local: &LocalInfo<'_>) -> Result<Filter> {
+        let mut f = filter.clone();
+        f.client_data =
+            super::local::nbit_local(local.datatype, super::local::npoints(ID, local.chunk_dims)?)?;
+        Ok(f)
+    }
+    fn decode(
+        &self,
+        f: &Filter,
+        input: &[u8],
+        out: &mut Vec<u8>,
+        ctx: &DecodeContext,
+    ) -> Result<Step> {
+        decode(&f.client_data, input, out, ctx.limit)
+    }
+    fn encode(&self, f: &Filter, input: &[u8], out: &mut Vec<u8>) -> Result<Step> {
+        encode(&f.client_data, input, out)
+    }
 }

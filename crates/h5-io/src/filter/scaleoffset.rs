@@ -14,7 +14,7 @@
 //! values themselves when the minimum bits equal the full width.
 
 use super::bits::{mask64, BitReader, BitWriter};
-use super::{bail, ensure, FilterId, Result, Step};
+use super::{bail, ensure, DecodeContext, Filter, FilterCodec, FilterId, LocalInfo, Result, Step};
 
 const ID: FilterId = FilterId::SCALEOFFSET;
 
@@ -506,4 +506,39 @@ pub(super) fn encode(cd: &[u32], input: &[u8], out: &mut Vec<u8>) -> Result<Step
     buf.extend_from_slice(&w.finish());
     *out = buf;
     Ok(Step::Replaced)
+}
+
+/// The scaleoffset codec; `set_local` stores the parameters the datatype and chunk shape give.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ScaleOffset;
+
+impl FilterCodec for ScaleOffset {
+    fn id(&self) -> FilterId {
+        ID
+    }
+    fn name(&self) -> &str {
+        "scaleoffset"
+    }
+    fn set_local(&self, filter: &Filter, local: &LocalInfo<'_>) -> Result<Filter> {
+        let mut f = filter.clone();
+        f.client_data = super::local::scaleoffset_local(
+            filter,
+            local.datatype,
+            super::local::npoints(ID, local.chunk_dims)?,
+            local.fill,
+        )?;
+        Ok(f)
+    }
+    fn decode(
+        &self,
+        f: &Filter,
+        input: &[u8],
+        out: &mut Vec<u8>,
+        ctx: &DecodeContext,
+    ) -> Result<Step> {
+        decode(&f.client_data, input, out, ctx.limit)
+    }
+    fn encode(&self, f: &Filter, input: &[u8], out: &mut Vec<u8>) -> Result<Step> {
+        encode(&f.client_data, input, out)
+    }
 }

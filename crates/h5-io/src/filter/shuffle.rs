@@ -1,7 +1,7 @@
 //! Shuffle (`H5Z_FILTER_SHUFFLE`): byte `j` of every element goes to plane `j`; client data 0
 //! is the element size. Bytes past the last whole element stay at the end, unshuffled.
 
-use super::{bail, FilterId, Result, Step};
+use super::{bail, ensure, DecodeContext, Filter, FilterCodec, FilterId, LocalInfo, Result, Step};
 
 const ID: FilterId = FilterId::SHUFFLE;
 
@@ -201,5 +201,37 @@ fn unshuffle8(src: &[u8], dst: &mut [u8]) {
         for j in 0..8 {
             dst[i * 8 + j] = src[j * n + i];
         }
+    }
+}
+
+/// The shuffle codec; `set_local` stores the element size.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Shuffle;
+
+impl FilterCodec for Shuffle {
+    fn id(&self) -> FilterId {
+        ID
+    }
+    fn name(&self) -> &str {
+        "shuffle"
+    }
+    fn set_local(&self, filter: &Filter, local: &LocalInfo<'_>) -> Result<Filter> {
+        let size = local.datatype.size();
+        ensure!(size > 0, InvalidParameters, ID, "datatype size 0");
+        let mut f = filter.clone();
+        f.client_data = vec![super::local::to_u32(size, ID, "datatype size")?];
+        Ok(f)
+    }
+    fn decode(
+        &self,
+        f: &Filter,
+        input: &[u8],
+        out: &mut Vec<u8>,
+        _: &DecodeContext,
+    ) -> Result<Step> {
+        decode(&f.client_data, input, out)
+    }
+    fn encode(&self, f: &Filter, input: &[u8], out: &mut Vec<u8>) -> Result<Step> {
+        encode(&f.client_data, input, out)
     }
 }

@@ -12,24 +12,13 @@
 use std::borrow::Cow;
 
 use super::bits::{mask64, BitWriter};
-use super::{bail, ensure, FilterId, Result, Step};
+use super::{bail, ensure, DecodeContext, Filter, FilterCodec, FilterId, LocalInfo, Result, Step};
 
 const ID: FilterId = FilterId::SZIP;
 
-/// `SZ_ALLOW_K13_OPTION_MASK`.
-pub const OPTION_ALLOW_K13: u32 = 1;
-/// `SZ_CHIP_OPTION_MASK`.
-pub const OPTION_CHIP: u32 = 2;
-/// `SZ_EC_OPTION_MASK`: entropy coding (no preprocessing).
-pub const OPTION_EC: u32 = 4;
-/// `SZ_LSB_OPTION_MASK`: little-endian samples.
-pub const OPTION_LSB: u32 = 8;
-/// `SZ_MSB_OPTION_MASK`: big-endian samples.
-pub const OPTION_MSB: u32 = 16;
-/// `SZ_NN_OPTION_MASK`: nearest-neighbour preprocessing.
-pub const OPTION_NN: u32 = 32;
-/// `SZ_RAW_OPTION_MASK`: no szip header (always set by the reference library).
-pub const OPTION_RAW: u32 = 128;
+pub(super) use h5_format::message::filter_pipeline::{
+    SZIP_LSB as OPTION_LSB, SZIP_MSB as OPTION_MSB, SZIP_NN as OPTION_NN,
+};
 
 /// Most blocks per scanline accepted (libaec's RSI limit).
 const MAX_RSI: usize = 4096;
@@ -739,4 +728,39 @@ pub(super) fn encode(cd: &[u32], input: &[u8], out: &mut Vec<u8>) -> Result<Step
     out.extend_from_slice(&nbytes.to_le_bytes());
     out.extend_from_slice(&coded);
     Ok(Step::Replaced)
+}
+
+/// The szip codec; `set_local` stores the parameters the datatype and chunk shape give.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Szip;
+
+impl FilterCodec for Szip {
+    fn id(&self) -> FilterId {
+        ID
+    }
+    fn name(&self) -> &str {
+        "szip"
+    }
+    fn set_local(&self, filter: &Filter, local: &LocalInfo<'_>) -> Result<Filter> {
+        let mut f = filter.clone();
+        f.client_data = super::local::szip_local(
+            filter,
+            local.datatype,
+            local.chunk_dims,
+            super::local::npoints(ID, local.chunk_dims)?,
+        )?;
+        Ok(f)
+    }
+    fn decode(
+        &self,
+        f: &Filter,
+        input: &[u8],
+        out: &mut Vec<u8>,
+        ctx: &DecodeContext,
+    ) -> Result<Step> {
+        decode(&f.client_data, input, out, ctx.limit)
+    }
+    fn encode(&self, f: &Filter, input: &[u8], out: &mut Vec<u8>) -> Result<Step> {
+        encode(&f.client_data, input, out)
+    }
 }

@@ -222,16 +222,13 @@ impl Dataset {
                         .filters
                         .iter()
                         .map(|f| fp::Filter {
-                            id: fp::FilterId(f.id.0),
-                            flags: f.flags,
                             // The filter's own name (a copied pipeline keeps it), or
                             // the conventional one.
                             name: f
                                 .name
-                                .as_deref()
-                                .or(f.id.name())
-                                .map(|n| n.as_bytes().to_vec()),
-                            client_data: f.client_data.clone(),
+                                .clone()
+                                .or_else(|| f.id.name().map(|n| n.as_bytes().to_vec())),
+                            ..f.clone()
                         })
                         .collect(),
                 }),
@@ -665,7 +662,12 @@ impl FileWriter {
                 None => filter::FillValue::Default,
             };
             for f in &spec.filters {
-                filters.push(filter::set_local(f, &datatype, dims, fill)?);
+                let mut local = self.filters.set_local(f, &datatype, dims, fill)?;
+                if local.name.is_none() && f.id.name().is_none() {
+                    // A user codec's name is stored, so the reference tools can print it.
+                    local.name = self.filters.get(f.id).map(|c| c.name().as_bytes().to_vec());
+                }
+                filters.push(local);
             }
         }
         let alloc_time = match spec.alloc_time {
@@ -826,7 +828,7 @@ impl FileWriter {
         let (bytes, mask) = if d.filters.is_empty() {
             (data, 0)
         } else {
-            filter::encode_chunk(&d.filters, 0, data, &ctx)?
+            self.filters.encode_chunk(&d.filters, 0, data, &ctx)?
         };
         let Storage::Chunked {
             chunks,
@@ -891,7 +893,7 @@ impl FileWriter {
                 if d.filters.is_empty() {
                     Ok(raw)
                 } else {
-                    Ok(filter::decode_chunk(
+                    Ok(self.filters.decode_chunk(
                         &d.filters,
                         l.mask,
                         raw,
@@ -910,6 +912,41 @@ impl FileWriter {
             Storage::Chunked { dims, .. } => Some((&d.filters[..], &dims[..])),
             _ => None,
         })
+    }
+
+    /// Store one chunk's bytes as they are, already filtered by the dataset's pipeline
+    /// (`H5Dwrite_chunk`): `scaled` are the chunk's coordinates in chunks (element offset /
+    /// chunk dimension, as [`crate::dataset::Dataset::raw_chunk`] takes them) and bit `i` of
+    /// `filter_mask` says filter `i` was not applied. The bytes are not checked against the
+    /// pipeline; a reader decodes them with it.
+    pub fn write_raw_chunk(
+        &mut self,
+        ds: ObjId,
+        scaled: &[u64],
+        filter_mask: u32,
+        bytes: &[u8],
+    ) -> Result<()> {
+        let path = self.object(ds)?.path.clone();
+        self.object_mut(ds).map_err(|e| e.at_path(&path))?;
+        let inner = |w: &mut Self| -> Result<()> {
+            let d = w.dataset(ds)?;
+            if let Storage::Chunked { dims: cd, .. } = &d.storage {
+                let dims = d.dims();
+                let inside = scaled.len() == dims.len()
+                    && scaled
+                        .iter()
+                        .zip(&dims)
+                        .zip(cd)
+                        .all(|((&s, &n), &c)| s < n.div_ceil(c).max(1));
+                ensure!(
+                    inside || scaled.len() != dims.len(),
+                    InvalidArgument,
+                    "chunk {scaled:?} lies outside the dataset's extent {dims:?}"
+                );
+            }
+            w.put_raw_chunk(ds, scaled, bytes, filter_mask)
+        };
+        inner(self).map_err(|e| e.at_path(&path))
     }
 
     /// Store one chunk's bytes as a chunk index records them: already filtered by this
@@ -1190,12 +1227,13 @@ impl FileWriter {
                 }
                 // Filter every chunk first so a filter error changes nothing; several chunks
                 // are filtered in parallel (on all cores).
+                let registry = &self.filters;
                 let encode = |(coords, bytes): (Vec<u64>, Vec<u8>)| -> Result<_> {
                     let ctx = ChunkInfo::new(bytes.len());
                     let enc = if d.filters.is_empty() {
                         (bytes, 0)
                     } else {
-                        filter::encode_chunk(&d.filters, 0, bytes, &ctx)?
+                        registry.encode_chunk(&d.filters, 0, bytes, &ctx)?
                     };
                     Ok((coords, enc))
                 };

@@ -164,6 +164,8 @@ pub struct FileWriter {
     file_space: Option<(FileSpace, u64)>,
     /// Paged aggregation (the paged strategy): the pages in use.
     pages: Option<Pages>,
+    /// The filter codecs chunks are encoded (and read back) with.
+    pub(crate) filters: crate::filter::FilterRegistry,
 }
 
 /// A metadata block: its bytes and whether they changed since last written.
@@ -257,6 +259,7 @@ impl FileWriter {
             inplace: None,
             file_space: None,
             pages: None,
+            filters: crate::filter::FilterRegistry::default(),
         };
         if let (Some(fs), Some(bytes)) = (file_space, extension) {
             if fs.strategy == FileSpaceStrategy::Page {
@@ -276,6 +279,17 @@ impl FileWriter {
         w.new_object("/".to_owned(), Body::Group(group))?;
         w.flush()?;
         Ok(w)
+    }
+
+    /// The filter codecs datasets are created, written and read back with.
+    pub fn filters(&self) -> &crate::filter::FilterRegistry {
+        &self.filters
+    }
+
+    /// Create, write and read back filtered datasets with the codecs of `registry` (the
+    /// built-in ones unless set). Set it before creating datasets that use its codecs.
+    pub fn set_filters(&mut self, registry: crate::filter::FilterRegistry) {
+        self.filters = registry;
     }
 
     /// A writer over an existing file of `eoa` bytes (relative to its superblock) whose
@@ -315,6 +329,7 @@ impl FileWriter {
             inplace: None,
             file_space: None,
             pages: None,
+            filters: crate::filter::FilterRegistry::default(),
         })
     }
 

@@ -1,0 +1,142 @@
+//! LZ4 (filter 32004, the HDF5 LZ4 plugin): the chunk is split into blocks, each compressed
+//! as an LZ4 block (`lz4_flex`).
+//!
+//! Stored chunk: the uncompressed size (u64, big-endian), the block size (u32, big-endian),
+//! then per block its stored size (u32, big-endian) and its bytes: LZ4 block data, or the
+//! block as it is when its stored size equals the block size (compression saved nothing).
+//! Client data 0 is the block size in bytes, 0 for the default (1 GiB); the last block may
+//! be shorter.
+
+use super::{bail, ensure, DecodeContext, Filter, FilterCodec, FilterId, Result, Step};
+
+const ID: FilterId = FilterId::LZ4;
+
+/// The plugin's default block size (`DEFAULT_BLOCK_SIZE`).
+const DEFAULT_BLOCK: usize = 1 << 30;
+
+fn be32(b: &[u8], at: usize) -> Option<u32> {
+    Some(u32::from_be_bytes(b.get(at..at + 4)?.try_into().ok()?))
+}
+
+/// Decompress one LZ4 block of exactly `out.len()` bytes.
+pub(super) fn decompress_block(id: FilterId, input: &[u8], out: &mut [u8]) -> Result<()> {
+    match lz4_flex::block::decompress_into(input, out) {
+        Ok(n) if n == out.len() => Ok(()),
+        Ok(n) => bail!(
+            Corrupt,
+            id,
+            "lz4 block decodes to {n} bytes, expected {}",
+            out.len()
+        ),
+        Err(e) => bail!(Corrupt, id, "lz4 block: {e}"),
+    }
+}
+
+/// Compress one LZ4 block.
+pub(super) fn compress_block(input: &[u8]) -> Vec<u8> {
+    lz4_flex::block::compress(input)
+}
+
+fn decode(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<()> {
+    ensure!(input.len() >= 12, Corrupt, ID, "lz4 header is truncated");
+    let mut head = [0u8; 8];
+    head.copy_from_slice(&input[..8]);
+    let orig = u64::from_be_bytes(head);
+    ensure!(
+        orig <= limit as u64,
+        LimitExceeded,
+        ID,
+        "lz4 chunk declares {orig} bytes, more than {limit}"
+    );
+    let orig = orig as usize;
+    let mut block = be32(input, 8).unwrap_or(0) as usize;
+    block = block.min(orig);
+    ensure!(
+        block > 0 || orig == 0,
+        Corrupt,
+        ID,
+        "lz4 block size 0 for {orig} bytes"
+    );
+    out.clear();
+    out.resize(orig, 0);
+    let mut pos = 12;
+    let mut done = 0;
+    while done < orig {
+        let n = block.min(orig - done);
+        let Some(stored) = be32(input, pos) else {
+            bail!(Corrupt, ID, "lz4 block header at {pos} is truncated");
+        };
+        pos += 4;
+        let stored = stored as usize;
+        let Some(src) = input.get(pos..pos.saturating_add(stored)) else {
+            bail!(Corrupt, ID, "lz4 block at {pos} passes the end of the data");
+        };
+        let dst = &mut out[done..done + n];
+        if stored == n {
+            dst.copy_from_slice(src);
+        } else {
+            decompress_block(ID, src, dst)?;
+        }
+        pos += stored;
+        done += n;
+    }
+    Ok(())
+}
+
+fn encode(cd: &[u32], input: &[u8], out: &mut Vec<u8>) -> Result<()> {
+    ensure!(
+        input.len() <= i32::MAX as usize,
+        EncodeFailed,
+        ID,
+        "lz4 compresses chunks of at most 2 GiB"
+    );
+    let block = match cd.first() {
+        Some(&b) if b > 0 => b as usize,
+        _ => DEFAULT_BLOCK,
+    }
+    .min(input.len());
+    out.clear();
+    out.extend_from_slice(&(input.len() as u64).to_be_bytes());
+    out.extend_from_slice(&(block as u32).to_be_bytes());
+    if block == 0 {
+        return Ok(());
+    }
+    for src in input.chunks(block) {
+        let c = compress_block(src);
+        if c.len() >= src.len() {
+            out.extend_from_slice(&(src.len() as u32).to_be_bytes());
+            out.extend_from_slice(src);
+        } else {
+            out.extend_from_slice(&(c.len() as u32).to_be_bytes());
+            out.extend_from_slice(&c);
+        }
+    }
+    Ok(())
+}
+
+/// The LZ4 codec.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Lz4;
+
+impl FilterCodec for Lz4 {
+    fn id(&self) -> FilterId {
+        ID
+    }
+    fn name(&self) -> &str {
+        "lz4"
+    }
+    fn decode(
+        &self,
+        _: &Filter,
+        input: &[u8],
+        out: &mut Vec<u8>,
+        ctx: &DecodeContext,
+    ) -> Result<Step> {
+        decode(input, out, ctx.limit)?;
+        Ok(Step::Replaced)
+    }
+    fn encode(&self, f: &Filter, input: &[u8], out: &mut Vec<u8>) -> Result<Step> {
+        encode(&f.client_data, input, out)?;
+        Ok(Step::Replaced)
+    }
+}
