@@ -646,3 +646,36 @@ fn copies_within_a_file_equal_the_source() {
         );
     }
 }
+
+#[test]
+fn a_dataset_of_a_file_this_writer_made_freed_in_place_leaves_space_for_a_new_one() {
+    for format in FORMATS {
+        for storage in [StorageSpec::Contiguous, StorageSpec::Chunked(vec![16384])] {
+            let name = format!("reuse-rw-{format:?}-{}.h5", storage_name(&storage));
+            let p = tmp(&name);
+            let big: Vec<i32> = (0..262_144).collect();
+            let mut w = FileWriter::create(&p, format).unwrap();
+            let root = w.root();
+            dataset(&mut w, root, "big", storage.clone(), &big);
+            w.close().unwrap();
+            let before = std::fs::metadata(&p).unwrap().len();
+            let mut w = FileWriter::open_rw(&p).unwrap();
+            let root = w.root();
+            w.unlink(root, "big").unwrap();
+            w.flush().unwrap();
+            let again: Vec<i32> = big.iter().map(|x| x * 2).collect();
+            dataset(&mut w, root, "again", storage.clone(), &again);
+            w.close().unwrap();
+            let after = std::fs::metadata(&p).unwrap().len();
+            assert!(
+                after <= before + 4096,
+                "{format:?} {storage:?}: {before} bytes became {after}"
+            );
+            check(&p);
+            if let Some(v) = h5py_view(&p, "/") {
+                assert_eq!(v["group"]["again"]["data"][262_143], json!(524_286));
+                assert!(v["group"].get("big").is_none());
+            }
+        }
+    }
+}

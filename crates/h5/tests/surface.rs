@@ -602,37 +602,35 @@ fn links_and_attributes_managed_as_h5py_sees_them() {
 
 #[test]
 fn space_of_deleted_objects_is_reused() {
-    // The compatible format only: a file this writer made in the latest format and reopened
-    // with open_rw does not yet reuse the space (h5py's files of both formats do: see
-    // h5-io's object_management tests). Known gap, noted on the issue.
-    let format = FileFormat::Compatible;
-    let p = scratch(&format!("reuse-{format:?}.h5"));
-    let f = h5::File::create_with(&p, format).unwrap();
-    let big: Vec<f64> = (0..100_000).map(f64::from).collect();
-    f.new_dataset::<f64>()
-        .shape(&[100_000])
-        .create("big")
-        .unwrap()
-        .write(&big)
-        .unwrap();
-    f.close().unwrap();
-    let before = std::fs::metadata(&p).unwrap().len();
-    let f = h5::File::open_rw(&p).unwrap();
-    f.unlink("big").unwrap();
-    f.flush().unwrap();
-    f.new_dataset::<f64>()
-        .shape(&[100_000])
-        .create("again")
-        .unwrap()
-        .write(&big)
-        .unwrap();
-    f.close().unwrap();
-    let after = std::fs::metadata(&p).unwrap().len();
-    assert!(
-        after < before + 4096,
-        "{format:?}: {before} -> {after} bytes"
-    );
-    let r = h5::File::open(&p).unwrap();
-    assert_eq!(r.dataset("again").unwrap().read::<f64>().unwrap(), big);
-    assert!(!r.exists("big").unwrap());
+    for format in FORMATS {
+        let p = scratch(&format!("reuse-{format:?}.h5"));
+        let f = h5::File::create_with(&p, format).unwrap();
+        let big: Vec<f64> = (0..100_000).map(f64::from).collect();
+        f.new_dataset::<f64>()
+            .shape(&[100_000])
+            .create("big")
+            .unwrap()
+            .write(&big)
+            .unwrap();
+        f.close().unwrap();
+        let before = std::fs::metadata(&p).unwrap().len();
+        let f = h5::File::open_rw(&p).unwrap();
+        f.unlink("big").unwrap();
+        f.flush().unwrap();
+        f.new_dataset::<f64>()
+            .shape(&[100_000])
+            .create("again")
+            .unwrap()
+            .write(&big)
+            .unwrap();
+        f.close().unwrap();
+        let after = std::fs::metadata(&p).unwrap().len();
+        assert!(
+            after < before + 4096,
+            "{format:?}: {before} -> {after} bytes"
+        );
+        let r = h5::File::open(&p).unwrap();
+        assert_eq!(r.dataset("again").unwrap().read::<f64>().unwrap(), big);
+        assert!(!r.exists("big").unwrap());
+    }
 }

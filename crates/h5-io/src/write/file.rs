@@ -702,7 +702,12 @@ impl FileWriter {
             .iter()
             .map(|m| self.msg_header_len(id) + m.data.len() as u64)
             .sum();
-        let cap0 = self.prefix_len(id, body + 256) + align8(body + 256);
+        // A whole number of 8-byte units, as this writer allocates: the header's extent as
+        // the file stores it (the size of chunk 0) is then all the space it takes, so that a
+        // file modified in place later frees it whole (the padding a shorter chunk left
+        // before the next block would be known to nobody, and would keep the freed header
+        // from merging with a freed neighbour such as the dataset's raw data).
+        let cap0 = align8(self.prefix_len(id, body + 256) + align8(body + 256));
         let addr = self.alloc(cap0);
         let o = &mut self.objects[id.0];
         o.addr = addr;
