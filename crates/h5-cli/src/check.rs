@@ -5,6 +5,7 @@
 //! decoded with the reading codecs, so those values are checked too.
 
 use h5::format::message::filter_pipeline::FilterPipeline;
+use h5::format::storage::FileStorage;
 use h5::format::walk::{self, ChunkDecoder, Options};
 use h5::io::filter::{decode_chunk, ChunkInfo};
 
@@ -37,8 +38,8 @@ pub fn run(args: &[String]) -> i32 {
         eprintln!("{USAGE}");
         return 2;
     };
-    let data = match std::fs::read(file) {
-        Ok(d) => d,
+    let storage = match FileStorage::open(file) {
+        Ok(s) => s,
         Err(e) => {
             eprintln!("h5 check: {file}: {e}");
             return 2;
@@ -48,7 +49,7 @@ pub fn run(args: &[String]) -> i32 {
         decode_chunk: Some(ChunkDecoder(decode)),
         ..Options::default()
     };
-    let report = walk::walk_with(&data, &opts);
+    let report = walk::walk_storage(&storage, &opts);
     for p in &report.problems {
         println!("{p}");
     }

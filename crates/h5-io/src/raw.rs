@@ -2,7 +2,7 @@
 //!
 //! Every address in a file is relative to the superblock's base address (the user block, if
 //! any, comes before it). [`RawFile`] turns addresses into positioned reads of the
-//! [`ReadAt`] source, checks them against the end of the file first, and knows the
+//! [`Storage`], checks them against the end of the file first, and knows the
 //! superblock's field sizes, so the layers above never deal with absolute positions.
 
 use std::path::{Path, PathBuf};
@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use h5_format::{Addr, Cursor, Sizes};
 
-use crate::source::ReadAt;
+use h5_format::storage::Storage;
 
 /// An error reading the file's bytes: the address range and what went wrong.
 #[derive(Debug)]
@@ -39,7 +39,7 @@ impl std::error::Error for RawError {}
 /// safe to share between threads: reads are positioned, with no lock.
 #[derive(Clone, Debug)]
 pub struct RawFile {
-    source: Arc<dyn ReadAt>,
+    source: Arc<dyn Storage>,
     base: u64,
     sizes: Sizes,
     len: u64,
@@ -49,7 +49,7 @@ pub struct RawFile {
 impl RawFile {
     /// Bytes of `source`; addresses are relative to absolute position `base`.
     pub fn new(
-        source: Arc<dyn ReadAt>,
+        source: Arc<dyn Storage>,
         base: u64,
         sizes: Sizes,
         path: Option<PathBuf>,
@@ -86,8 +86,8 @@ impl RawFile {
         self.path.as_deref()
     }
 
-    /// The byte source.
-    pub fn source(&self) -> &Arc<dyn ReadAt> {
+    /// The storage.
+    pub fn source(&self) -> &Arc<dyn Storage> {
         &self.source
     }
 
@@ -166,11 +166,11 @@ impl RawFile {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::MemSource;
+    use h5_format::storage::MemStorage as MemSource;
 
     #[test]
     fn addresses_are_relative_to_the_base_and_checked() {
-        let src: Arc<dyn ReadAt> = Arc::new(MemSource::new((0u8..32).collect::<Vec<_>>()));
+        let src: Arc<dyn Storage> = Arc::new(MemSource::new((0u8..32).collect::<Vec<_>>()));
         let f = RawFile::new(src, 8, Sizes::DEFAULT, None).unwrap();
         assert_eq!(f.end(), 24);
         assert_eq!(f.read(Addr(0), 2).unwrap(), vec![8, 9]);

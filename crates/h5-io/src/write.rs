@@ -47,7 +47,6 @@ mod file;
 mod group;
 mod heap;
 mod inplace;
-mod io;
 mod reference;
 mod space;
 mod value;
