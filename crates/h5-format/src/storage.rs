@@ -10,7 +10,8 @@
 //! (shared bytes), [`VecStorage`] (growable bytes in memory, writable), and adapters that
 //! stack on any storage: [`OffsetStorage`] (the HDF5 data after a user block),
 //! [`FamilyStorage`] and [`MultiStorage`] (the family and multi/split drivers' members as one
-//! address space), [`CountingStorage`] (requests and bytes, for tests and `--stats`),
+//! address space), [`CachedStorage`] (a page-aligned, byte-bounded block cache for storage
+//! whose requests are costly), [`CountingStorage`] (requests and bytes, for tests and `--stats`),
 //! [`FaultyStorage`] (fails the N-th modifying call, for crash tests). The onion driver's
 //! revision view lives with its history format in `h5-io`'s `onion` module.
 //!
@@ -21,6 +22,7 @@
 //! The shape follows zarrs' storage traits (`ReadableStorageTraits` with `get_partial_many`)
 //! and object_store's `get_ranges`: a range list in, one buffer per range out.
 
+mod cache;
 mod counting;
 mod faulty;
 mod file;
@@ -36,6 +38,7 @@ use std::io;
 use std::ops::Range;
 use std::sync::Arc;
 
+pub use cache::{CachedStorage, DEFAULT_CACHE_BYTES, DEFAULT_PAGE_SIZE};
 pub use counting::{CountingStorage, Counts};
 pub use faulty::FaultyStorage;
 pub use file::FileStorage;

@@ -31,6 +31,38 @@ pub struct ChunkLocation {
     pub filter_mask: u32,
 }
 
+/// A chunk a read needs, planned before anything is fetched: where it is and how many
+/// bytes to fetch (the stored size, or the whole chunk where its filters are skipped).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PlannedChunk {
+    /// Where the index says the chunk is.
+    pub(crate) loc: ChunkLocation,
+    /// Bytes to fetch.
+    pub(crate) stored: u64,
+    /// Whether the filter pipeline applies (else the bytes are the chunk as is).
+    pub(crate) filtered: bool,
+}
+
+/// Fetch the bytes of a batch of planned chunks (`None`: not allocated) with one batched
+/// read of the storage ([`crate::raw::RawFile::read_batch`]); one result per chunk, in order.
+pub(crate) fn fetch(file: &File, plan: &[Option<PlannedChunk>]) -> Vec<Result<Option<Vec<u8>>>> {
+    let requests: Vec<(Addr, u64)> = plan
+        .iter()
+        .flatten()
+        .map(|p| (p.loc.addr, p.stored))
+        .collect();
+    let mut fetched = file.raw().read_batch(&requests).into_iter();
+    plan.iter()
+        .map(|p| match p {
+            None => Ok(None),
+            Some(_) => match fetched.next() {
+                Some(r) => Ok(Some(r?)),
+                None => Err(Error::new(ErrorKind::Io, "a chunk was not fetched")),
+            },
+        })
+        .collect()
+}
+
 /// A dataset's chunk index, opened.
 #[derive(Debug)]
 pub(crate) enum Index {

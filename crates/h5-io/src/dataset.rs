@@ -779,7 +779,9 @@ impl Dataset {
                 let dims_now = self.space.dims();
                 let batch = (rayon::current_num_threads() * 4).max(4);
                 for group in chunks.chunks(batch) {
-                    let decode = |c: &crate::selection::Chunk<'_>| -> Result<Option<Vec<u8>>> {
+                    // Plan (index lookups, in order, up to the first failure), fetch (one
+                    // batched read), decode (in parallel when filtered).
+                    let plan = |c: &crate::selection::Chunk<'_>| -> Result<_> {
                         let Some(cl) = idx.lookup(&self.loc.file, c.coords())? else {
                             return Ok(None);
                         };
@@ -797,13 +799,39 @@ impl Dataset {
                             LimitExceeded,
                             "chunk of {stored} bytes"
                         );
-                        let data = self.loc.file.raw().read(cl.addr, stored)?;
-                        if skip_filters {
+                        Ok(Some(crate::chunks::PlannedChunk {
+                            loc: cl,
+                            stored,
+                            filtered: !skip_filters,
+                        }))
+                    };
+                    let mut planned = Vec::with_capacity(group.len());
+                    let mut failed = None;
+                    for c in group {
+                        match plan(c) {
+                            Ok(p) => planned.push(p),
+                            Err(e) => {
+                                failed = Some(e);
+                                break;
+                            }
+                        }
+                    }
+                    let fetched = crate::chunks::fetch(&self.loc.file, &planned);
+                    type Fetched<'p> = (
+                        &'p Option<crate::chunks::PlannedChunk>,
+                        Result<Option<Vec<u8>>>,
+                    );
+                    let decode = |(c, (p, data)): (&crate::selection::Chunk<'_>, Fetched<'_>)|
+                     -> Result<Option<Vec<u8>>> {
+                        let (Some(p), Some(data)) = (p, data?) else {
+                            return Ok(None);
+                        };
+                        if !p.filtered {
                             return Ok(Some(data));
                         }
                         let mut info = ChunkInfo::new(chunk_bytes as usize);
                         info.skip_checksum = self.loc.file.options().skip_checksums;
-                        let d = filter::decode_chunk(&self.filters, cl.filter_mask, data, &info)
+                        let d = filter::decode_chunk(&self.filters, p.loc.filter_mask, data, &info)
                             .map_err(|e| {
                                 Error::from(e).at(format!(
                                     "{}: chunk {:?}",
@@ -813,17 +841,21 @@ impl Dataset {
                             })?;
                         Ok(Some(d))
                     };
+                    let work: Vec<_> = group.iter().zip(planned.iter().zip(fetched)).collect();
                     let decoded: Vec<Result<Option<Vec<u8>>>> =
-                        if group.len() > 1 && !self.filters.is_empty() {
-                            group.par_iter().map(decode).collect()
+                        if work.len() > 1 && !self.filters.is_empty() {
+                            work.into_par_iter().map(decode).collect()
                         } else {
-                            group.iter().map(decode).collect()
+                            work.into_iter().map(decode).collect()
                         };
                     for (c, d) in group.iter().zip(decoded) {
                         if let Some(data) = d? {
                             let pairs = mem.transfer(n, c.runs())?;
                             copy_to_memory(pairs, &data, out, esize)?;
                         }
+                    }
+                    if let Some(e) = failed {
+                        return Err(e);
                     }
                 }
             }

@@ -135,6 +135,59 @@ impl RawFile {
         Ok(v)
     }
 
+    /// Read each `(addr, len)` request with one batched read of the storage
+    /// ([`Storage::read_ranges`]: an object store merges and fetches them concurrently).
+    /// One result per request, in order: a request outside the file fails alone, as
+    /// [`RawFile::read`] would; a failure of the batch fails every request in it.
+    pub fn read_batch(&self, requests: &[(Addr, u64)]) -> Vec<Result<Vec<u8>, RawError>> {
+        let mut out: Vec<Result<Vec<u8>, RawError>> = Vec::with_capacity(requests.len());
+        let mut ranges = Vec::new();
+        for &(addr, len) in requests {
+            match self.check(addr, len).and_then(|pos| {
+                usize::try_from(len).map(|_| pos).map_err(|_| RawError {
+                    addr: addr.0,
+                    len,
+                    message: "too large for memory".into(),
+                })
+            }) {
+                Ok(pos) => {
+                    ranges.push(pos..pos + len);
+                    out.push(Ok(Vec::new()));
+                }
+                Err(e) => out.push(Err(e)),
+            }
+        }
+        if ranges.is_empty() {
+            return out;
+        }
+        match self.source.read_ranges(&ranges) {
+            Ok(bufs) if bufs.len() == ranges.len() => {
+                let mut bufs = bufs.into_iter();
+                for slot in out.iter_mut().filter(|r| r.is_ok()) {
+                    if let Some(b) = bufs.next() {
+                        *slot = Ok(b);
+                    }
+                }
+            }
+            r => {
+                let message = match r {
+                    Err(e) => e.to_string(),
+                    Ok(b) => format!("{} buffers for {} ranges", b.len(), ranges.len()),
+                };
+                for (slot, &(addr, len)) in out.iter_mut().zip(requests) {
+                    if slot.is_ok() {
+                        *slot = Err(RawError {
+                            addr: addr.0,
+                            len,
+                            message: message.clone(),
+                        });
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// Read up to `max` bytes at `addr`, fewer where the file ends first: for structures whose
     /// length is only known after parsing their start.
     pub fn read_up_to(&self, addr: Addr, max: u64) -> Result<Vec<u8>, RawError> {
@@ -178,5 +231,9 @@ mod tests {
         assert!(f.read(Addr::UNDEF, 1).is_err());
         assert!(f.read(Addr(0), u64::MAX).is_err());
         assert_eq!(f.read_up_to(Addr(20), 100).unwrap(), vec![28, 29, 30, 31]);
+        let b = f.read_batch(&[(Addr(0), 2), (Addr(23), 2), (Addr(22), 2)]);
+        assert_eq!(b[0].as_ref().unwrap(), &vec![8, 9]);
+        assert!(b[1].as_ref().unwrap_err().message.contains("past the end"));
+        assert_eq!(b[2].as_ref().unwrap(), &vec![30, 31]);
     }
 }

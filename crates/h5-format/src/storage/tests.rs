@@ -110,3 +110,38 @@ fn files_read_and_write_positionally() {
     std::fs::remove_file(&p).unwrap();
     assert!(!FsResolver.exists(&p));
 }
+
+#[test]
+fn the_block_cache_serves_small_reads_from_pages_and_passes_large_ones() {
+    let data: Vec<u8> = (0..10_000u32).map(|i| i as u8).collect();
+    let counted = CountingStorage::new(MemStorage::new(data.clone()));
+    let c = CachedStorage::with_sizes(&counted, 1024, 4096);
+    assert_eq!(c.read_vec(10, 20).unwrap(), data[10..30]);
+    assert_eq!(c.read_vec(1000, 100).unwrap(), data[1000..1100]);
+    // Pages 0 and 1 fetched in one request of the first read's batch and the second's.
+    assert_eq!(counted.counts().batches, 2);
+    assert_eq!(c.hits_and_misses(), (1, 2));
+    // Cached: no request.
+    assert_eq!(c.read_vec(500, 600).unwrap(), data[500..1100]);
+    assert_eq!(counted.counts().batches, 2);
+    // A batch: missing pages in runs, the large range passed through, one inner batch.
+    let got = c.read_ranges(&[9990..10_000, 0..5000, 5000..5010]).unwrap();
+    assert_eq!(
+        got,
+        vec![
+            data[9990..].to_vec(),
+            data[..5000].to_vec(),
+            data[5000..5010].to_vec()
+        ]
+    );
+    let k = counted.counts();
+    assert_eq!(k.batches, 3);
+    // Bounded: at most 4 pages are kept.
+    for p in 0..9 {
+        c.read_vec(p * 1024, 1).unwrap();
+    }
+    assert!(c.read_vec(9999, 2).is_err());
+    let before = counted.counts().batches;
+    c.read_vec(0, 1).unwrap();
+    assert_eq!(counted.counts().batches, before + 1, "page 0 was evicted");
+}
