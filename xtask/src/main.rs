@@ -19,6 +19,9 @@ use std::process::{Command, ExitCode};
 const H5PY_VERSION: &str = "3.16.0";
 /// Debian packages that bring the reference library and its tools.
 const APT_PACKAGES: &[&str] = &["hdf5-tools", "libhdf5-dev", "pkg-config"];
+/// moto's S3 server for the object-store tests, in a virtual environment of its own (keep in
+/// step with `h5_oracle::moto::MOTO_VERSION`).
+const MOTO_VERSION: &str = "5.2.5";
 
 type Result<T = ()> = std::result::Result<T, String>;
 
@@ -230,7 +233,28 @@ fn install_oracles() -> Result {
             &format!("h5py=={H5PY_VERSION}"),
         ]))?;
     }
-    Ok(())
+    install_moto()
+}
+
+/// `moto[server]` in `~/.cache/h5-oracles/moto-VERSION` (where `h5_oracle::moto` looks).
+fn install_moto() -> Result {
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    let venv = home
+        .join(".cache/h5-oracles")
+        .join(format!("moto-{MOTO_VERSION}"));
+    let server = venv.join("bin/moto_server");
+    if server.is_file() {
+        return Ok(());
+    }
+    run(Command::new("python3").arg("-m").arg("venv").arg(&venv))?;
+    run(Command::new(venv.join("bin/pip")).args([
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        &format!("moto[server]=={MOTO_VERSION}"),
+    ]))
 }
 
 fn is_root() -> bool {

@@ -8,9 +8,12 @@ pub mod bioc;
 mod file;
 pub mod netcdf;
 pub mod read;
+mod remote;
 
 pub use h5_format as format;
 pub use h5_io as io;
+#[cfg(feature = "object-store")]
+pub use h5_object_store as object_store;
 pub use h5_types as types;
 pub use h5_types::{Datatype, Error, ErrorKind, Result};
 

@@ -19,7 +19,7 @@ pub const DEFAULT_CACHE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Caches pages of `page_size` bytes (aligned on multiples of it), at most `capacity` bytes,
 /// dropping the least recently used page first. A read larger than a quarter of the capacity
-/// or than 4 pages bypasses the cache.
+/// or than 2 pages (raw data) bypasses the cache.
 #[derive(Debug)]
 pub struct CachedStorage<S> {
     inner: S,
@@ -105,7 +105,7 @@ impl<S: Storage> CachedStorage<S> {
     }
 
     fn bypass(&self, n: u64) -> bool {
-        n > self.capacity / 4 || n > 4 * self.page
+        n > self.capacity / 4 || n > 2 * self.page
     }
 
     fn state(&self) -> io::Result<std::sync::MutexGuard<'_, State>> {
