@@ -5,7 +5,6 @@
 //! decoded with the reading codecs, so those values are checked too.
 
 use h5::format::message::filter_pipeline::FilterPipeline;
-use h5::format::storage::FileStorage;
 use h5::format::walk::{self, ChunkDecoder, Options};
 use h5::io::filter::{decode_chunk, ChunkInfo};
 
@@ -38,7 +37,7 @@ pub fn run(args: &[String]) -> i32 {
         eprintln!("{USAGE}");
         return 2;
     };
-    let storage = match FileStorage::open(file) {
+    let storage = match crate::input::storage(file) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("h5 check: {file}: {e}");
@@ -49,7 +48,7 @@ pub fn run(args: &[String]) -> i32 {
         decode_chunk: Some(ChunkDecoder(decode)),
         ..Options::default()
     };
-    let report = walk::walk_storage(&storage, &opts);
+    let report = walk::walk_storage(&*storage, &opts);
     for p in &report.problems {
         println!("{p}");
     }

@@ -37,7 +37,14 @@ fn only_the_storage_modules_open_files() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let storage = root.join("h5-format/src/storage");
     let mut files = Vec::new();
-    for krate in ["h5-types", "h5-format", "h5-io", "h5", "h5-cli", "h5-object-store"] {
+    for krate in [
+        "h5-types",
+        "h5-format",
+        "h5-io",
+        "h5",
+        "h5-cli",
+        "h5-object-store",
+    ] {
         rust_files(&root.join(krate).join("src"), &mut files);
     }
     assert!(

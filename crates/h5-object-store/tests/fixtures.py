@@ -7,7 +7,8 @@ import h5py
 out = sys.argv[1]
 os.makedirs(out, exist_ok=True)
 
-with h5py.File(os.path.join(out, "latest.h5"), "w", libver="latest") as f:
+# The 1.10 format (superblock 3, every version 4 chunk index): what h5dump 1.10.8 reads.
+with h5py.File(os.path.join(out, "latest.h5"), "w", libver=("v110", "v110")) as f:
     g = f.create_group("g/sub")
     f.create_dataset("single", data=np.arange(12, dtype="i4").reshape(3, 4), chunks=(3, 4))
     f.create_dataset("fixed", data=np.arange(1000, dtype="f8"), chunks=(100,))
