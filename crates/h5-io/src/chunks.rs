@@ -66,23 +66,13 @@ impl Dataset {
         };
         let space = self.dataspace();
         let rank = space.rank();
+        let (chunk, chunk_bytes) = geometry(dims, rank, self.element_size() as u64)?;
+        let chunk = &chunk[..];
         ensure!(
-            dims.len() >= rank,
-            Format,
-            "chunk rank {} for a dataspace of rank {rank}",
-            dims.len()
+            chunk_bytes <= limits::MAX_CHUNK_BYTES,
+            LimitExceeded,
+            "chunk too large"
         );
-        let chunk = &dims[..rank];
-        ensure!(
-            chunk.iter().all(|&c| c > 0),
-            Format,
-            "chunk dimension of size 0"
-        );
-        let chunk_bytes = chunk
-            .iter()
-            .try_fold(self.element_size() as u64, |a, &c| a.checked_mul(c))
-            .filter(|&b| b <= limits::MAX_CHUNK_BYTES)
-            .ok_or_else(|| Error::new(ErrorKind::LimitExceeded, "chunk too large"))?;
         let file = self.file();
         let filtered = !self.filters().is_empty();
         let idx = Index::open(
@@ -115,6 +105,28 @@ impl Dataset {
             })
             .collect()
     }
+}
+
+/// The chunk dimensions of a dataset of rank `rank` (the layout's `dims` may carry the
+/// element size as one more) and the bytes of one chunk of `esize`-byte elements.
+pub(crate) fn geometry(dims: &[u64], rank: usize, esize: u64) -> Result<(Vec<u64>, u64)> {
+    ensure!(
+        dims.len() >= rank,
+        Format,
+        "chunk rank {} for a dataspace of rank {rank}",
+        dims.len()
+    );
+    let chunk: Vec<u64> = dims[..rank].to_vec();
+    ensure!(
+        chunk.iter().all(|&c| c > 0),
+        Format,
+        "chunk dimension of size 0"
+    );
+    let bytes = chunk
+        .iter()
+        .try_fold(esize, |a, &c| a.checked_mul(c))
+        .ok_or_else(|| Error::new(ErrorKind::Format, "chunk size overflows"))?;
+    Ok((chunk, bytes))
 }
 
 /// A chunk a read needs, planned before anything is fetched: where it is and how many

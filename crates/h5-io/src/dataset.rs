@@ -514,23 +514,7 @@ impl Dataset {
                 address,
                 ..
             } => {
-                let rank = self.space.rank();
-                ensure!(
-                    dims.len() >= rank,
-                    Format,
-                    "chunk rank {} for a dataspace of rank {rank}",
-                    dims.len()
-                );
-                let chunk: Vec<u64> = dims[..rank].to_vec();
-                ensure!(
-                    chunk.iter().all(|&c| c > 0),
-                    Format,
-                    "chunk dimension of size 0"
-                );
-                let chunk_bytes = chunk
-                    .iter()
-                    .try_fold(esize, |a, &c| a.checked_mul(c))
-                    .ok_or_else(|| Error::new(ErrorKind::Format, "chunk size overflows"))?;
+                let (chunk, chunk_bytes) = crate::chunks::geometry(dims, self.space.rank(), esize)?;
                 let idx = self.chunk_index(*index, *address, &chunk, chunk_bytes);
                 let idx = match idx {
                     Ok(i) => i,
