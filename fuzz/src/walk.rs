@@ -1,11 +1,12 @@
 //! Target `walk`: the whole-file validation walk ([`h5_format::walk`]) over a file. The
 //! input is the file; it must never panic, and what it reports must not depend on reading
-//! the file from memory or through a read function.
+//! the file from memory or through a storage.
 
 use arbitrary::Unstructured;
+use h5_format::storage::SliceStorage;
 use h5_format::walk::{self, Options};
 
-/// Walk the input as a file, from memory and through a read function; both agree.
+/// Walk the input as a file, from memory and through a storage; both agree.
 pub fn run(u: &mut Unstructured<'_>) -> arbitrary::Result<()> {
     let n = u.len();
     let data = u.bytes(n)?;
@@ -17,12 +18,8 @@ pub fn run(u: &mut Unstructured<'_>) -> arbitrary::Result<()> {
         ..Options::default()
     };
     let a = walk::walk_with(data, &opts);
-    let read = |off: u64, len: usize| -> h5_format::Result<Vec<u8>> {
-        let s = usize::try_from(off).unwrap_or(usize::MAX).min(data.len());
-        Ok(data[s..s.saturating_add(len).min(data.len())].to_vec())
-    };
-    let b = walk::walk_read(&read, data.len() as u64, &opts);
-    assert_eq!(a, b, "the walk differs between memory and a read function");
+    let b = walk::walk_storage(&SliceStorage(data), &opts);
+    assert_eq!(a, b, "the walk differs between memory and a storage");
     for p in &a.problems {
         let _ = p.to_string();
     }

@@ -36,6 +36,9 @@ const H5PY_VERSION: &str = "3.16.0";
 const HDF5PLUGIN_VERSION: &str = "7.1.0";
 /// Debian packages that bring the reference library and its tools.
 const APT_PACKAGES: &[&str] = &["hdf5-tools", "libhdf5-dev", "pkg-config"];
+/// moto's S3 server for the object-store tests, in a virtual environment of its own (keep in
+/// step with `h5_oracle::moto::MOTO_VERSION`).
+const MOTO_VERSION: &str = "5.2.5";
 
 type Result<T = ()> = std::result::Result<T, String>;
 
@@ -276,7 +279,28 @@ fn install_oracles() -> Result {
     if python_version("hdf5plugin").as_deref() != Some(HDF5PLUGIN_VERSION) {
         pip_install(&format!("hdf5plugin=={HDF5PLUGIN_VERSION}"))?;
     }
-    Ok(())
+    install_moto()
+}
+
+/// `moto[server]` in `~/.cache/h5-oracles/moto-VERSION` (where `h5_oracle::moto` looks).
+fn install_moto() -> Result {
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    let venv = home
+        .join(".cache/h5-oracles")
+        .join(format!("moto-{MOTO_VERSION}"));
+    let server = venv.join("bin/moto_server");
+    if server.is_file() {
+        return Ok(());
+    }
+    run(Command::new("python3").arg("-m").arg("venv").arg(&venv))?;
+    run(Command::new(venv.join("bin/pip")).args([
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        &format!("moto[server]=={MOTO_VERSION}"),
+    ]))
 }
 
 fn pip_install(requirement: &str) -> Result {

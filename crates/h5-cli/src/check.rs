@@ -37,8 +37,8 @@ pub fn run(args: &[String]) -> i32 {
         eprintln!("{USAGE}");
         return 2;
     };
-    let data = match std::fs::read(file) {
-        Ok(d) => d,
+    let storage = match crate::input::storage(file) {
+        Ok(s) => s,
         Err(e) => {
             eprintln!("h5 check: {file}: {e}");
             return 2;
@@ -48,7 +48,7 @@ pub fn run(args: &[String]) -> i32 {
         decode_chunk: Some(ChunkDecoder(decode)),
         ..Options::default()
     };
-    let report = walk::walk_with(&data, &opts);
+    let report = walk::walk_storage(&*storage, &opts);
     for p in &report.problems {
         println!("{p}");
     }

@@ -14,6 +14,7 @@ mod diff;
 mod dtype;
 #[allow(dead_code)] // the model's constructors are used by the file adapter and by tests
 mod dump;
+mod input;
 mod ls;
 mod progress;
 mod repack;
@@ -88,7 +89,11 @@ fn cli() -> clap::Command {
         .subcommand_required(true)
         .arg_required_else_help(true)
         .disable_help_subcommand(true)
-        .after_help("`h5 COMMAND --help` (or `h5 help COMMAND`) lists every option of a command.");
+        .after_help(
+            "`h5 COMMAND --help` (or `h5 help COMMAND`) lists every option of a command.\n\
+             FILE may be a URL (s3://, gs://, az://, http(s)://, file://) for dump, ls, check and \
+             repack; --stats prints the requests, bytes and cache hits of reading it to stderr.",
+        );
     for c in COMMANDS {
         cmd = cmd.subcommand(
             clap::Command::new(c.name)
@@ -109,7 +114,10 @@ fn cli() -> clap::Command {
 
 fn main() {
     // `h5 help COMMAND` is `h5 COMMAND --help`: the command's own, complete option list.
-    let raw: Vec<String> = std::env::args().skip(1).collect();
+    let mut raw: Vec<String> = std::env::args().skip(1).collect();
+    // `--stats` (anywhere): the requests, bytes and cache hits of reading the input, to
+    // standard error at the end.
+    input::take_stats_flag(&mut raw);
     if raw == ["help"] {
         let _ = cli().print_long_help();
         std::process::exit(0);
@@ -121,7 +129,7 @@ fn main() {
             }
         }
     }
-    let matches = match cli().try_get_matches() {
+    let matches = match cli().try_get_matches_from(std::iter::once("h5".to_owned()).chain(raw)) {
         Ok(m) => m,
         Err(e) => {
             // Help and version go to standard output with status 0, errors to standard error
@@ -141,6 +149,7 @@ fn main() {
         .iter()
         .find(|c| c.name == name)
         .map_or(2, |c| (c.run)(&args));
+    input::print_stats();
     std::process::exit(status);
 }
 

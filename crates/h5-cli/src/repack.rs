@@ -385,7 +385,8 @@ fn repack(o: &Options) -> Result<Vec<String>, String> {
             o.input, o.output
         ));
     }
-    let src = h5::io::File::open(&o.input).map_err(|e| format!("{}: {e}", o.input))?;
+    let src = crate::input::open(&o.input, h5::io::OpenOptions::default())
+        .map_err(|e| format!("{}: {e}", o.input))?;
     let format = if o.latest {
         FileFormat::Latest
     } else {

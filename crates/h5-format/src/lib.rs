@@ -20,6 +20,7 @@ pub mod limits;
 pub mod onion;
 pub mod reference;
 pub mod selection;
+pub mod storage;
 pub mod symbol_table;
 pub mod vds;
 pub mod walk;

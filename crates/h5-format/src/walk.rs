@@ -12,7 +12,7 @@
 //! global heap collections behind variable-length values and region references, and the
 //! object headers that object references point at.
 //!
-//! It stays free of I/O: the file is a byte slice ([`walk`]) or a read function ([`walk_read`]).
+//! The file is a byte slice ([`walk`]) or any [`Storage`] ([`walk_storage`]).
 //! Every problem is collected as a [`Problem`] (the structure, its address, what is wrong)
 //! instead of stopping at the first; a structure that fails to parse is one problem and what
 //! hangs below it is skipped. Each structure is visited once: loops are reported, not followed.
@@ -42,6 +42,7 @@ use crate::message::filter_pipeline::FilterPipeline;
 use crate::message::shared::SharedLocation;
 use crate::message::{Message, MessageType};
 use crate::object_header::{ObjectHeader, RawMessage, OHDR};
+use crate::storage::Storage;
 use crate::superblock::{self, Superblock, SuperblockExtension};
 use crate::{limits, Addr, Cursor, Error, ErrorKind, Result, Sizes};
 use h5_types::Datatype;
@@ -148,9 +149,6 @@ impl PartialEq for ChunkDecoder {
 
 impl Eq for ChunkDecoder {}
 
-/// A function returning `len` bytes at an absolute file offset (fewer only at the end).
-pub type ReadFn<'a> = &'a dyn Fn(u64, usize) -> Result<Vec<u8>>;
-
 /// Walk a file held in memory with the default [`Options`].
 pub fn walk(data: &[u8]) -> Report {
     walk_with(data, &Options::default())
@@ -161,29 +159,34 @@ pub fn walk_with(data: &[u8], opts: &Options) -> Report {
     Walker::new(Source::Slice(data), *opts).run()
 }
 
-/// Walk a file through `read(offset, len)`, `file_len` bytes long.
-pub fn walk_read(read: ReadFn<'_>, file_len: u64, opts: &Options) -> Report {
-    Walker::new(
-        Source::Read {
-            read,
-            len: file_len,
+/// Walk a file read through a [`Storage`] (a file on disk, an object store...), positioned
+/// reads of what each structure needs: the file is never read whole.
+pub fn walk_storage(storage: &dyn Storage, opts: &Options) -> Report {
+    match storage.len() {
+        Ok(len) => Walker::new(Source::Storage { storage, len }, *opts).run(),
+        Err(e) => Report {
+            problems: vec![Problem {
+                structure: "file",
+                address: 0,
+                message: format!("cannot read the file's length: {e}"),
+            }],
+            ..Report::default()
         },
-        *opts,
-    )
-    .run()
+    }
 }
 
+/// Where the walk reads: borrowed bytes (no copy) or a storage.
 #[derive(Clone, Copy)]
 enum Source<'a> {
     Slice(&'a [u8]),
-    Read { read: ReadFn<'a>, len: u64 },
+    Storage { storage: &'a dyn Storage, len: u64 },
 }
 
 impl<'a> Source<'a> {
     fn len(&self) -> u64 {
         match self {
             Source::Slice(d) => d.len() as u64,
-            Source::Read { len, .. } => *len,
+            Source::Storage { len, .. } => *len,
         }
     }
 
@@ -198,18 +201,10 @@ impl<'a> Source<'a> {
                         Error::new(ErrorKind::UnexpectedEof, "file", off, "read past the end")
                     })
             }
-            Source::Read { read, .. } => {
-                let v = read(off, len)?;
-                if v.len() != len {
-                    return Err(Error::new(
-                        ErrorKind::UnexpectedEof,
-                        "file",
-                        off,
-                        format!("read {len} bytes, got {}", v.len()),
-                    ));
-                }
-                Ok(Cow::Owned(v))
-            }
+            Source::Storage { storage, .. } => storage
+                .read_vec(off, len)
+                .map(Cow::Owned)
+                .map_err(|e| Error::new(ErrorKind::UnexpectedEof, "file", off, e.to_string())),
         }
     }
 }

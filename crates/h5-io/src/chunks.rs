@@ -15,6 +15,9 @@ use h5_format::chunk_index::{BlockElements, ChunkElement};
 use h5_format::message::layout::ChunkIndex;
 use h5_format::{limits, Addr};
 
+use h5_format::message::layout::LayoutClass;
+
+use crate::dataset::Dataset;
 use crate::error::{bail, ensure, Error, ErrorKind, Result};
 use crate::file::File;
 use crate::link::read_v1_node;
@@ -29,6 +32,133 @@ pub struct ChunkLocation {
     pub size: u64,
     /// Filters skipped for this chunk.
     pub filter_mask: u32,
+}
+
+/// One allocated chunk of a dataset, as [`Dataset::chunks`] lists it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct StoredChunk {
+    /// The chunk's first element (its scaled coordinates times the chunk dimensions).
+    pub offset: Vec<u64>,
+    /// Where it is: its address (relative to the base address), stored size and filter mask.
+    pub location: ChunkLocation,
+    /// Its absolute position in the file's storage (the address plus the base address): the
+    /// byte offset a reader without HDF5 (kerchunk references) fetches.
+    pub file_offset: u64,
+}
+
+impl Dataset {
+    /// Every allocated chunk of a chunked dataset, in row-major order of their positions;
+    /// empty for other layouts. The stored size of a chunk of an unfiltered dataset is the
+    /// whole chunk's. Unallocated chunks (read as the fill value) are not listed.
+    pub fn chunks(&self) -> Result<Vec<StoredChunk>> {
+        self.chunks_impl().map_err(|e| e.at(self.path()))
+    }
+
+    fn chunks_impl(&self) -> Result<Vec<StoredChunk>> {
+        let LayoutClass::Chunked {
+            dims,
+            index,
+            address,
+            ..
+        } = &self.layout().class
+        else {
+            return Ok(Vec::new());
+        };
+        let space = self.dataspace();
+        let rank = space.rank();
+        let (chunk, chunk_bytes) = geometry(dims, rank, self.element_size() as u64)?;
+        let chunk = &chunk[..];
+        ensure!(
+            chunk_bytes <= limits::MAX_CHUNK_BYTES,
+            LimitExceeded,
+            "chunk too large"
+        );
+        let file = self.file();
+        let filtered = !self.filters().is_empty();
+        let idx = Index::open(
+            file,
+            *index,
+            *address,
+            space.dims(),
+            space.maxdims(),
+            chunk,
+            chunk_bytes,
+            filtered,
+        )?;
+        let base = file.raw().base();
+        idx.locations(file, space.dims(), chunk)?
+            .into_iter()
+            .map(|(scaled, mut loc)| {
+                if !filtered {
+                    loc.size = chunk_bytes;
+                }
+                let file_offset = loc
+                    .addr
+                    .get()
+                    .and_then(|a| a.checked_add(base))
+                    .ok_or_else(|| Error::new(ErrorKind::Format, "chunk address"))?;
+                Ok(StoredChunk {
+                    offset: scaled.iter().zip(chunk).map(|(s, c)| s * c).collect(),
+                    location: loc,
+                    file_offset,
+                })
+            })
+            .collect()
+    }
+}
+
+/// The chunk dimensions of a dataset of rank `rank` (the layout's `dims` may carry the
+/// element size as one more) and the bytes of one chunk of `esize`-byte elements.
+pub(crate) fn geometry(dims: &[u64], rank: usize, esize: u64) -> Result<(Vec<u64>, u64)> {
+    ensure!(
+        dims.len() >= rank,
+        Format,
+        "chunk rank {} for a dataspace of rank {rank}",
+        dims.len()
+    );
+    let chunk: Vec<u64> = dims[..rank].to_vec();
+    ensure!(
+        chunk.iter().all(|&c| c > 0),
+        Format,
+        "chunk dimension of size 0"
+    );
+    let bytes = chunk
+        .iter()
+        .try_fold(esize, |a, &c| a.checked_mul(c))
+        .ok_or_else(|| Error::new(ErrorKind::Format, "chunk size overflows"))?;
+    Ok((chunk, bytes))
+}
+
+/// A chunk a read needs, planned before anything is fetched: where it is and how many
+/// bytes to fetch (the stored size, or the whole chunk where its filters are skipped).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PlannedChunk {
+    /// Where the index says the chunk is.
+    pub(crate) loc: ChunkLocation,
+    /// Bytes to fetch.
+    pub(crate) stored: u64,
+    /// Whether the filter pipeline applies (else the bytes are the chunk as is).
+    pub(crate) filtered: bool,
+}
+
+/// Fetch the bytes of a batch of planned chunks (`None`: not allocated) with one batched
+/// read of the storage ([`crate::raw::RawFile::read_batch`]); one result per chunk, in order.
+pub(crate) fn fetch(file: &File, plan: &[Option<PlannedChunk>]) -> Vec<Result<Option<Vec<u8>>>> {
+    let requests: Vec<(Addr, u64)> = plan
+        .iter()
+        .flatten()
+        .map(|p| (p.loc.addr, p.stored))
+        .collect();
+    let mut fetched = file.raw().read_batch(&requests).into_iter();
+    plan.iter()
+        .map(|p| match p {
+            None => Ok(None),
+            Some(_) => match fetched.next() {
+                Some(r) => Ok(Some(r?)),
+                None => Err(Error::new(ErrorKind::Io, "a chunk was not fetched")),
+            },
+        })
+        .collect()
 }
 
 /// A dataset's chunk index, opened.
@@ -281,17 +411,40 @@ impl Index {
             }
             _ => {}
         }
+        Ok(self
+            .locations(file, dims, chunk)?
+            .iter()
+            .map(|(_, c)| c.size)
+            .fold(0u64, u64::saturating_add))
+    }
+
+    /// Every allocated chunk of a dataset of extent `dims`, by scaled coordinates in
+    /// row-major order (at most 2^24 chunks in the grid, else an error).
+    pub(crate) fn locations(
+        &self,
+        file: &File,
+        dims: &[u64],
+        chunk: &[u64],
+    ) -> Result<Vec<(Vec<u64>, ChunkLocation)>> {
+        if let Index::Map(m) = self {
+            let mut v: Vec<_> = m.iter().map(|(k, c)| (k.clone(), *c)).collect();
+            v.sort_by(|a, b| a.0.cmp(&b.0));
+            return Ok(v);
+        }
         let counts = chunk_counts(dims, chunk);
+        if counts.contains(&0) {
+            return Ok(Vec::new());
+        }
         let n = counts
             .iter()
             .try_fold(1u64, |a, &c| a.checked_mul(c))
             .filter(|&n| n <= 1 << 24)
-            .ok_or_else(|| Error::new(ErrorKind::LimitExceeded, "too many chunks to size"))?;
+            .ok_or_else(|| Error::new(ErrorKind::LimitExceeded, "too many chunks to list"))?;
         let mut scaled = vec![0u64; counts.len()];
-        let mut total = 0u64;
+        let mut out = Vec::new();
         for _ in 0..n {
             if let Some(c) = self.lookup(file, &scaled)? {
-                total = total.saturating_add(c.size);
+                out.push((scaled.clone(), c));
             }
             for k in (0..scaled.len()).rev() {
                 scaled[k] += 1;
@@ -301,7 +454,7 @@ impl Index {
                 scaled[k] = 0;
             }
         }
-        Ok(total)
+        Ok(out)
     }
 
     /// The chunk at scaled coordinates `scaled`, `None` when it was never written.

@@ -600,23 +600,7 @@ impl Dataset {
                 address,
                 ..
             } => {
-                let rank = self.space.rank();
-                ensure!(
-                    dims.len() >= rank,
-                    Format,
-                    "chunk rank {} for a dataspace of rank {rank}",
-                    dims.len()
-                );
-                let chunk: Vec<u64> = dims[..rank].to_vec();
-                ensure!(
-                    chunk.iter().all(|&c| c > 0),
-                    Format,
-                    "chunk dimension of size 0"
-                );
-                let chunk_bytes = chunk
-                    .iter()
-                    .try_fold(esize, |a, &c| a.checked_mul(c))
-                    .ok_or_else(|| Error::new(ErrorKind::Format, "chunk size overflows"))?;
+                let (chunk, chunk_bytes) = crate::chunks::geometry(dims, self.space.rank(), esize)?;
                 let idx = self.chunk_index(*index, *address, &chunk, chunk_bytes);
                 let idx = match idx {
                     Ok(i) => i,
@@ -875,7 +859,9 @@ impl Dataset {
                 let filters = &self.loc.file.options().filters;
                 let batch = (rayon::current_num_threads() * 4).max(4);
                 for group in chunks.chunks(batch) {
-                    let decode = |c: &crate::selection::Chunk<'_>| -> Result<Option<Vec<u8>>> {
+                    // Plan (index lookups, in order, up to the first failure), fetch (one
+                    // batched read), decode (in parallel when filtered).
+                    let plan = |c: &crate::selection::Chunk<'_>| -> Result<_> {
                         let Some(cl) = idx.lookup(&self.loc.file, c.coords())? else {
                             return Ok(None);
                         };
@@ -893,14 +879,40 @@ impl Dataset {
                             LimitExceeded,
                             "chunk of {stored} bytes"
                         );
-                        let data = self.loc.file.raw().read(cl.addr, stored)?;
-                        if skip_filters {
+                        Ok(Some(crate::chunks::PlannedChunk {
+                            loc: cl,
+                            stored,
+                            filtered: !skip_filters,
+                        }))
+                    };
+                    let mut planned = Vec::with_capacity(group.len());
+                    let mut failed = None;
+                    for c in group {
+                        match plan(c) {
+                            Ok(p) => planned.push(p),
+                            Err(e) => {
+                                failed = Some(e);
+                                break;
+                            }
+                        }
+                    }
+                    let fetched = crate::chunks::fetch(&self.loc.file, &planned);
+                    type Fetched<'p> = (
+                        &'p Option<crate::chunks::PlannedChunk>,
+                        Result<Option<Vec<u8>>>,
+                    );
+                    let decode = |(c, (p, data)): (&crate::selection::Chunk<'_>, Fetched<'_>)|
+                     -> Result<Option<Vec<u8>>> {
+                        let (Some(p), Some(data)) = (p, data?) else {
+                            return Ok(None);
+                        };
+                        if !p.filtered {
                             return Ok(Some(data));
                         }
                         let mut info = ChunkInfo::new(chunk_bytes as usize);
                         info.skip_checksum = self.loc.file.options().skip_checksums;
                         let d = filters
-                            .decode_chunk(&self.filters, cl.filter_mask, data, &info)
+                            .decode_chunk(&self.filters, p.loc.filter_mask, data, &info)
                             .map_err(|e| {
                                 Error::from(e).at(format!(
                                     "{}: chunk {:?}",
@@ -910,17 +922,21 @@ impl Dataset {
                             })?;
                         Ok(Some(d))
                     };
+                    let work: Vec<_> = group.iter().zip(planned.iter().zip(fetched)).collect();
                     let decoded: Vec<Result<Option<Vec<u8>>>> =
-                        if group.len() > 1 && !self.filters.is_empty() {
-                            group.par_iter().map(decode).collect()
+                        if work.len() > 1 && !self.filters.is_empty() {
+                            work.into_par_iter().map(decode).collect()
                         } else {
-                            group.iter().map(decode).collect()
+                            work.into_iter().map(decode).collect()
                         };
                     for (c, d) in group.iter().zip(decoded) {
                         if let Some(data) = d? {
                             let pairs = mem.transfer(n, c.runs())?;
                             copy_to_memory(pairs, &data, out, esize)?;
                         }
+                    }
+                    if let Some(e) = failed {
+                        return Err(e);
                     }
                 }
             }

@@ -1,25 +1,29 @@
 //! External storage: a contiguous dataset's bytes in a list of other files (the External
 //! Data Files message), named in a local heap.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use h5_format::heap::local::{string_at, LocalHeap};
 use h5_format::message::external_files::ExternalFiles;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::file::File;
-use crate::source::{FileSource, ReadAt};
+use h5_format::storage::Storage;
 
 /// The opened files of external storage.
 #[derive(Debug)]
 pub struct ExternalStorage {
     /// (file, offset in it, bytes of the dataset it holds).
-    slots: Vec<(Option<FileSource>, String, u64, u64)>,
+    slots: Vec<(Option<Opened>, String, u64, u64)>,
 }
 
+/// An external file, opened through the file's resolver.
+type Opened = Arc<dyn Storage>;
+
 impl ExternalStorage {
-    /// Open the files of an External Data Files message; names are relative to the
-    /// directory of the HDF5 file, or to the working directory.
+    /// Open the files of an External Data Files message through the file's resolver; names
+    /// are relative to the directory of the HDF5 file, or to the working directory.
     pub fn open(file: &File, ext: &ExternalFiles) -> Result<ExternalStorage> {
         let raw = file.raw();
         let hb = raw.read(
@@ -30,15 +34,16 @@ impl ExternalStorage {
         let seg = raw.read(lh.data_segment, lh.data_segment_size)?;
         let segc = raw.cursor(&seg, lh.data_segment);
         let dir = file.path().and_then(|p| p.parent()).map(PathBuf::from);
+        let resolver = file.options().resolve();
         let mut slots = Vec::new();
         for s in &ext.slots {
             let name = String::from_utf8_lossy(string_at(&segc, s.name_offset)?).into_owned();
             let mut src = None;
             if let Some(d) = &dir {
-                src = FileSource::open(d.join(&name)).ok();
+                src = resolver.open(&d.join(&name)).ok();
             }
             if src.is_none() {
-                src = FileSource::open(&name).ok();
+                src = resolver.open(Path::new(&name)).ok();
             }
             slots.push((src, name, s.file_offset, s.size));
         }

@@ -22,7 +22,7 @@ use h5_format::{Addr, Cursor, Sizes};
 use crate::error::{bail, ensure, Error, ErrorKind, Result};
 use crate::object::{self, Object};
 use crate::raw::RawFile;
-use crate::source::{FamilySource, FileSource, MemSource, ReadAt};
+use h5_format::storage::{FamilyStorage, FsResolver, MemStorage, MultiStorage, Resolver, Storage};
 
 /// Options for opening a file.
 #[derive(Clone, Debug, Default)]
@@ -45,6 +45,10 @@ pub struct OpenOptions {
     /// The filter codecs chunks (and filtered heap objects) are decoded with: the built-in
     /// ones unless set.
     pub filters: crate::filter::FilterRegistry,
+    /// Opens the other files this file names (external links, virtual dataset sources,
+    /// external raw data, family and multi members, onion histories); `None`: the file system
+    /// ([`FsResolver`]).
+    pub resolver: Option<Arc<dyn Resolver>>,
 }
 
 impl OpenOptions {
@@ -69,6 +73,20 @@ impl OpenOptions {
     pub fn filters(mut self, registry: crate::filter::FilterRegistry) -> Self {
         self.filters = registry;
         self
+    }
+
+    /// Open the files this file names through `resolver`.
+    pub fn resolver(mut self, resolver: Arc<dyn Resolver>) -> Self {
+        self.resolver = Some(resolver);
+        self
+    }
+
+    /// The resolver in force: the one set, else the file system.
+    pub fn resolve(&self) -> &dyn Resolver {
+        match &self.resolver {
+            Some(r) => &**r,
+            None => &FsResolver,
+        }
     }
 }
 
@@ -150,19 +168,20 @@ impl File {
     /// driver likewise (open the `-s.h5` member or the base name).
     pub fn open_with(path: impl AsRef<Path>, options: OpenOptions) -> Result<File> {
         let path = path.as_ref();
-        let source: Arc<dyn ReadAt> = match FileSource::open(path) {
-            Ok(s) => Arc::new(s),
+        let resolver = options.resolve();
+        let source = match resolver.open(path) {
+            Ok(s) => s,
             Err(e) => {
                 // A family named by its printf pattern ("name%05d.h5"): open member 0.
                 if let Some(first) = printf_member0(path) {
-                    if first.is_file() {
+                    if resolver.exists(&first) {
                         return Self::open_with(&first, options);
                     }
                 }
                 // A multi/split file named by its base name.
                 for suffix in ["-s.h5", "-m.h5"] {
                     let s = PathBuf::from(format!("{}{suffix}", path.display()));
-                    if s.is_file() {
+                    if resolver.exists(&s) {
                         return Self::open_with(&s, options);
                     }
                 }
@@ -179,7 +198,7 @@ impl File {
     /// [`crate::onion::LATEST_REVISION`] the latest (see [`crate::onion::OnionSource`]).
     pub fn open_onion(path: impl AsRef<Path>, revision: u64, options: OpenOptions) -> Result<File> {
         let path = path.as_ref();
-        let source = crate::onion::OnionSource::open(path, revision)?;
+        let source = crate::onion::OnionSource::open_in(options.resolve(), path, revision)?;
         Self::from_source(Arc::new(source), Some(path.to_path_buf()), options)
             .map_err(|e| e.at(format!("{} (onion revision {revision})", path.display())))
     }
@@ -187,16 +206,36 @@ impl File {
     /// A file held in memory.
     pub fn from_bytes(bytes: impl Into<Arc<[u8]>>) -> Result<File> {
         Self::from_source(
-            Arc::new(MemSource::new(bytes)),
+            Arc::new(MemStorage::new(bytes)),
             None,
             OpenOptions::default(),
         )
     }
 
+    /// A file read from any storage (a file, memory, an object store...). The other files it
+    /// names are opened through the options' resolver, relative to the storage's location
+    /// when the resolver has one ([`File::open_storage_at`]).
+    pub fn open_storage(storage: Arc<dyn Storage>, options: OpenOptions) -> Result<File> {
+        Self::from_source(storage, None, options)
+    }
+
+    /// A file read from `storage`, which the options' resolver knows as `location` (a path,
+    /// or an object store's key): external files, links, family and multi members are
+    /// looked for relative to it.
+    pub fn open_storage_at(
+        storage: Arc<dyn Storage>,
+        location: impl Into<PathBuf>,
+        options: OpenOptions,
+    ) -> Result<File> {
+        let location = location.into();
+        Self::from_source(storage, Some(location.clone()), options)
+            .map_err(|e| e.at(location.display().to_string()))
+    }
+
     /// A file read from any source. `path` (when known) locates external files, family and
     /// multi members.
     pub fn from_source(
-        source: Arc<dyn ReadAt>,
+        source: Arc<dyn Storage>,
         path: Option<PathBuf>,
         options: OpenOptions,
     ) -> Result<File> {
@@ -245,7 +284,7 @@ impl File {
                     .and_then(|n| n.to_str())
                     .is_some_and(|n| n.ends_with(|c: char| c.is_ascii_digit()));
                 if numbered && base.saturating_add(eof) > len && len > 0 {
-                    if let Ok(fam) = family_source(p, len, &*source) {
+                    if let Ok(fam) = family_source(options.resolve(), p, len) {
                         source = fam;
                         driver = Some(DriverData::Family { member_size: len });
                     }
@@ -270,11 +309,11 @@ impl File {
         }
         match (&driver, &path) {
             (Some(DriverData::Family { member_size }), Some(p)) if source.len()? == len => {
-                source = family_source(p, *member_size, &*source)?;
+                source = family_source(options.resolve(), p, *member_size)?;
                 raw = RawFile::new(source.clone(), base, sb.sizes, path.clone())?;
             }
             (Some(DriverData::Multi { map, members }), Some(p)) => {
-                source = multi_source(p, map, members)?;
+                source = multi_source(options.resolve(), p, map, members)?;
                 raw = RawFile::new(source.clone(), 0, sb.sizes, path.clone())?;
             }
             _ => {}
@@ -309,8 +348,9 @@ impl File {
     /// no candidate opens.
     pub fn open_prefixed(&self, name: &str, env: &str) -> Option<File> {
         let opts = self.options().clone();
+        let resolver = opts.resolve();
         let try_open = |p: &Path| -> Option<File> {
-            if p.is_file() {
+            if resolver.exists(p) {
                 File::open_with(p, opts.clone()).ok()
             } else {
                 None
@@ -705,7 +745,11 @@ fn printf_member0(path: &Path) -> Option<PathBuf> {
 }
 
 /// The members of a family: the file name's last run of digits is the member number.
-fn family_source(path: &Path, member_size: u64, first: &dyn ReadAt) -> Result<Arc<dyn ReadAt>> {
+fn family_source(
+    resolver: &dyn Resolver,
+    path: &Path,
+    member_size: u64,
+) -> Result<Arc<dyn Storage>> {
     let stem = path
         .file_stem()
         .and_then(|n| n.to_str())
@@ -725,11 +769,10 @@ fn family_source(path: &Path, member_size: u64, first: &dyn ReadAt) -> Result<Ar
     let width = digits;
     let (pre, post) = (&stem[..stem.len() - digits], ext.as_str());
     let dir = path.parent().unwrap_or(Path::new(""));
-    let mut members: Vec<Box<dyn ReadAt>> = Vec::new();
-    let _ = first;
+    let mut members: Vec<Box<dyn Storage>> = Vec::new();
     for i in 0..100_000u32 {
         let p = dir.join(format!("{pre}{i:0width$}{post}"));
-        match FileSource::open(&p) {
+        match resolver.open(&p) {
             Ok(s) => members.push(Box::new(s)),
             Err(_) => break,
         }
@@ -740,41 +783,15 @@ fn family_source(path: &Path, member_size: u64, first: &dyn ReadAt) -> Result<Ar
         "no family member 0 next to {}",
         path.display()
     );
-    Ok(Arc::new(FamilySource::new(members, member_size)?))
-}
-
-/// The multi driver's members as one address space.
-#[derive(Debug)]
-struct MultiSource {
-    /// (start address, end address, member) sorted by start.
-    members: Vec<(u64, u64, Box<dyn ReadAt>)>,
-}
-
-impl ReadAt for MultiSource {
-    fn read_exact_at(&self, pos: u64, buf: &mut [u8]) -> std::io::Result<()> {
-        let m = self
-            .members
-            .iter()
-            .rev()
-            .find(|m| m.0 <= pos)
-            .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::UnexpectedEof))?;
-        m.2.read_exact_at(pos - m.0, buf)
-    }
-
-    fn len(&self) -> std::io::Result<u64> {
-        let mut end = 0;
-        for m in &self.members {
-            end = end.max(m.0.saturating_add(m.2.len()?));
-        }
-        Ok(end)
-    }
+    Ok(Arc::new(FamilyStorage::new(members, member_size)?))
 }
 
 fn multi_source(
+    resolver: &dyn Resolver,
     path: &Path,
     _map: &[u8; 6],
     members: &[h5_format::driver_info::MultiMember],
-) -> Result<Arc<dyn ReadAt>> {
+) -> Result<Arc<dyn Storage>> {
     let s = path.to_string_lossy();
     // The base name: the path without the suffix of the member it names ("%s-s.h5" ->
     // "-s.h5", "%s-m.h5" -> "-m.h5"...).
@@ -792,12 +809,13 @@ fn multi_source(
                 "a multi/split-driver file is opened through one of its members or its base name",
             )
         })?;
-    let mut v: Vec<(u64, u64, Box<dyn ReadAt>)> = Vec::new();
+    let mut v: Vec<(u64, Box<dyn Storage>)> = Vec::new();
     for m in members {
         let name = String::from_utf8_lossy(&m.name).replace("%s", &base);
-        let src = FileSource::open(&name).map_err(|e| io_err(Path::new(&name), e))?;
-        v.push((m.address, m.end_of_address, Box::new(src)));
+        let src = resolver
+            .open(Path::new(&name))
+            .map_err(|e| io_err(Path::new(&name), e))?;
+        v.push((m.address, Box::new(src)));
     }
-    v.sort_by_key(|m| m.0);
-    Ok(Arc::new(MultiSource { members: v }))
+    Ok(Arc::new(MultiStorage::new(v)))
 }

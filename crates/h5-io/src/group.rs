@@ -243,11 +243,10 @@ impl Group {
     }
 
     /// The link called `name`.
+    /// Found through the group's B-tree or name index (O(log n) reads), not a listing.
     pub fn link(&self, name: &str) -> Result<Link> {
-        link::links(&self.loc.file, &self.obj)
+        link::find(&self.loc.file, &self.obj, name)
             .map_err(|e| e.at(&self.loc.path))?
-            .into_iter()
-            .find(|l| l.name == name)
             .ok_or_else(|| {
                 Error::new(ErrorKind::NotFound, format!("no link {name:?}")).at(&self.loc.path)
             })
@@ -333,10 +332,8 @@ fn resolve(start: &Location, path: &str, hops: &mut usize) -> Result<Location> {
             "{} is not a group",
             cur.path
         );
-        let l = link::links(&cur.file, &obj)
+        let l = link::find(&cur.file, &obj, name)
             .map_err(|e| e.at(&cur.path))?
-            .into_iter()
-            .find(|l| l.name == name)
             .ok_or_else(|| {
                 Error::new(ErrorKind::NotFound, format!("no link {name:?}")).at(&cur.path)
             })?;

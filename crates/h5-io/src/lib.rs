@@ -24,7 +24,7 @@ mod vds;
 pub mod vlen;
 
 pub use attribute::Attribute;
-pub use chunks::ChunkLocation;
+pub use chunks::{ChunkLocation, StoredChunk};
 pub use dataset::{AllocTime, Dataset, FillTime, FillValue};
 pub use error::{Error, ErrorKind, Result};
 pub use file::{File, OpenOptions};

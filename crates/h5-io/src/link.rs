@@ -5,14 +5,15 @@
 use std::collections::HashSet;
 
 use h5_format::btree::v1;
-use h5_format::btree::v2::Record;
+use h5_format::btree::v2::{self, Record};
+use h5_format::checksum;
 use h5_format::heap::local::{string_at, LocalHeap};
 use h5_format::message::link::LinkTarget as FormatTarget;
 use h5_format::message::{Message, MessageFlags, MessageType};
 use h5_format::symbol_table::{CachedInfo, SymbolTableEntry, SymbolTableNode};
 use h5_format::{limits, Addr, Cursor};
 
-use crate::error::{ensure, Error, ErrorKind, Result};
+use crate::error::{bail, ensure, Error, ErrorKind, Result};
 use crate::file::File;
 use crate::object::Object;
 
@@ -134,37 +135,209 @@ pub fn links(file: &File, obj: &Object) -> Result<Vec<Link>> {
                     Record::LinkCreationOrder { heap_id, .. } => heap_id,
                     _ => continue,
                 };
-                let bytes = file.fractal_heap_object(li.fractal_heap_address, id)?;
-                match Message::parse_bytes(
-                    MessageType::LINK,
-                    MessageFlags(0),
-                    &bytes,
-                    0,
-                    file.sizes(),
-                )? {
-                    Message::Link(l) => v.push(from_format(l)),
-                    _ => {
-                        return Err(Error::new(
-                            ErrorKind::Format,
-                            "dense link storage holds something else than a link",
-                        ))
-                    }
-                }
+                v.push(dense_link(file, li.fractal_heap_address, id)?);
             }
             Ok(v)
         }
     }
 }
 
+/// The link stored in the fractal heap at `heap` under heap ID `id`.
+fn dense_link(file: &File, heap: Addr, id: &[u8]) -> Result<Link> {
+    let bytes = file.fractal_heap_object(heap, id)?;
+    match Message::parse_bytes(MessageType::LINK, MessageFlags(0), &bytes, 0, file.sizes())? {
+        Message::Link(l) => Ok(from_format(l)),
+        _ => Err(Error::new(
+            ErrorKind::Format,
+            "dense link storage holds something else than a link",
+        )),
+    }
+}
+
+/// The link called `name` of the group `obj`, found the way the reference library finds it
+/// (`H5G__obj_lookup`): a descent of the symbol table's v1 B-tree and a binary search of one
+/// symbol table node, or a descent of the dense storage's v2 B-tree name index by the name's
+/// hash: O(log n) reads, not a listing. Compact links are in the header already.
+pub fn lookup(file: &File, obj: &Object, name: &str) -> Result<Option<Link>> {
+    match storage(obj)? {
+        LinkStorage::SymbolTable => {
+            let Some(Message::SymbolTable(st)) = obj.message(MessageType::SYMBOL_TABLE)? else {
+                return Ok(None);
+            };
+            symbol_table_lookup(file, st.btree_address, st.heap_address, name)
+        }
+        LinkStorage::Compact => Ok(links(file, obj)?.into_iter().find(|l| l.name == name)),
+        LinkStorage::Dense => {
+            let Some(Message::LinkInfo(li)) = obj.message(MessageType::LINK_INFO)? else {
+                return Ok(None);
+            };
+            dense_lookup(file, li.fractal_heap_address, li.name_btree_address, name)
+        }
+    }
+}
+
+/// [`lookup`], falling back to a listing when the group's index cannot be searched (a
+/// damaged B-tree the listing may still get through, or reports precisely).
+pub fn find(file: &File, obj: &Object, name: &str) -> Result<Option<Link>> {
+    match lookup(file, obj, name) {
+        Ok(found) => Ok(found),
+        Err(_) => Ok(links(file, obj)?.into_iter().find(|l| l.name == name)),
+    }
+}
+
+/// The data segment of the group's local heap at `heap`, and its address.
+fn heap_segment(file: &File, heap: Addr) -> Result<(Vec<u8>, Addr)> {
+    let raw = file.raw();
+    let hb = raw.read(heap, LocalHeap::encoded_size(raw.sizes()) as u64)?;
+    let lh = LocalHeap::parse(&mut raw.cursor(&hb, heap))?;
+    Ok((
+        raw.read(lh.data_segment, lh.data_segment_size)?,
+        lh.data_segment,
+    ))
+}
+
+/// Descend a symbol table's v1 B-tree to the node whose key range holds `name` (child `i`
+/// holds the names after key `i` up to key `i + 1`), then search its symbol table node.
+fn symbol_table_lookup(file: &File, btree: Addr, heap: Addr, name: &str) -> Result<Option<Link>> {
+    let (seg, at) = heap_segment(file, heap)?;
+    let segc = file.raw().cursor(&seg, at);
+    let name = name.as_bytes();
+    let mut addr = btree;
+    let mut level = None::<u8>;
+    for _ in 0..=limits::MAX_BTREE_DEPTH {
+        let node = read_v1_node(file, addr, None)?;
+        let v1::Keys::Group(keys) = &node.keys else {
+            bail!(Format, "group B-tree node at {:#x} is a chunk node", addr.0);
+        };
+        if let Some(l) = level {
+            ensure!(
+                node.level.checked_add(1) == Some(l),
+                Format,
+                "group B-tree node at {:#x} has level {}, expected {}",
+                addr.0,
+                node.level,
+                l.saturating_sub(1)
+            );
+        }
+        // The child whose keys bracket the name (`H5B_find` with `H5G__node_cmp3`).
+        let (mut lo, mut hi) = (0usize, node.children.len());
+        let mut found = None;
+        while lo < hi {
+            let i = (lo + hi) / 2;
+            let (Some(&left), Some(&right)) = (keys.get(i), keys.get(i + 1)) else {
+                bail!(Format, "group B-tree node at {:#x} lacks keys", addr.0);
+            };
+            if name <= string_at(&segc, left)? {
+                hi = i;
+            } else if name > string_at(&segc, right)? {
+                lo = i + 1;
+            } else {
+                found = Some(i);
+                break;
+            }
+        }
+        let Some(i) = found else { return Ok(None) };
+        let child = node.children[i];
+        if node.level == 0 {
+            let entries = read_snod(file, child)?.entries;
+            let mut err = None;
+            let at = entries.binary_search_by(|e| match string_at(&segc, e.link_name_offset) {
+                Ok(n) => n.cmp(name),
+                Err(e) => {
+                    err.get_or_insert(e);
+                    std::cmp::Ordering::Less
+                }
+            });
+            if let Some(e) = err {
+                return Err(e.into());
+            }
+            return match at {
+                Ok(k) => Ok(Some(entry_link(&segc, &entries[k])?)),
+                Err(_) => Ok(None),
+            };
+        }
+        level = Some(node.level);
+        addr = child;
+    }
+    bail!(
+        LimitExceeded,
+        "group B-tree deeper than {}",
+        limits::MAX_BTREE_DEPTH
+    )
+}
+
+/// Descend the dense storage's name index (records ordered by name hash, then name:
+/// `H5G__dense_btree2_name_compare`), reading a link from the heap only when its hash is the
+/// name's.
+fn dense_lookup(file: &File, heap: Addr, index: Addr, name: &str) -> Result<Option<Link>> {
+    let raw = file.raw();
+    let sizes = raw.sizes();
+    let hb = raw.read(index, v2::Header::encoded_size(sizes) as u64)?;
+    let h = v2::Header::parse(&mut raw.cursor(&hb, index))?;
+    if h.root.is_undef() || h.total_records == 0 {
+        return Ok(None);
+    }
+    let info = h.node_info(sizes)?;
+    let hash = checksum::lookup3(name.as_bytes(), 0);
+    let (mut addr, mut depth, mut n) = (h.root, usize::from(h.depth), u64::from(h.root_records));
+    for _ in 0..=limits::MAX_BTREE_DEPTH {
+        let b = raw.read(addr, u64::from(h.node_size))?;
+        let mut c = raw.cursor(&b, addr);
+        let (records, children) = if depth == 0 {
+            (
+                v2::LeafNode::parse(&mut c, &h, &info, n)?.records,
+                Vec::new(),
+            )
+        } else {
+            let node = v2::InternalNode::parse(&mut c, &h, &info, depth, n)?;
+            (node.records, node.children)
+        };
+        // Binary search by (hash, name); a link is read only to break a tie of hashes.
+        let (mut lo, mut hi) = (0usize, records.len());
+        while lo < hi {
+            let i = (lo + hi) / 2;
+            let Record::LinkName { hash: rh, heap_id } = &records[i] else {
+                bail!(
+                    Format,
+                    "the name index at {:#x} holds other records",
+                    index.0
+                );
+            };
+            let ord = match rh.cmp(&hash) {
+                std::cmp::Ordering::Equal => {
+                    let l = dense_link(file, heap, heap_id)?;
+                    match l.name.as_bytes().cmp(name.as_bytes()) {
+                        std::cmp::Ordering::Equal => return Ok(Some(l)),
+                        o => o,
+                    }
+                }
+                o => o,
+            };
+            match ord {
+                std::cmp::Ordering::Less => lo = i + 1,
+                _ => hi = i,
+            }
+        }
+        if depth == 0 {
+            return Ok(None);
+        }
+        let Some(child) = children.get(lo) else {
+            bail!(Format, "v2 B-tree node at {:#x} lacks child {lo}", addr.0);
+        };
+        (addr, depth, n) = (child.address, depth - 1, child.records);
+    }
+    bail!(
+        LimitExceeded,
+        "v2 B-tree deeper than {}",
+        limits::MAX_BTREE_DEPTH
+    )
+}
+
 /// The links of a symbol-table group: walk the v1 B-tree (each node once), read every symbol
 /// table node, and name the entries from the local heap.
 pub fn symbol_table_links(file: &File, btree: Addr, heap: Addr) -> Result<Vec<Link>> {
-    let raw = file.raw();
-    let sizes = raw.sizes();
-    let hb = raw.read(heap, LocalHeap::encoded_size(sizes) as u64)?;
-    let lh = LocalHeap::parse(&mut raw.cursor(&hb, heap))?;
-    let seg = raw.read(lh.data_segment, lh.data_segment_size)?;
-    let segc = raw.cursor(&seg, lh.data_segment);
+    let (seg, at) = heap_segment(file, heap)?;
+    let segc = file.raw().cursor(&seg, at);
     let mut out = Vec::new();
     let mut seen = HashSet::new();
     let mut stack = vec![(btree, None::<u8>)];
@@ -236,31 +409,69 @@ fn entry_link(segc: &Cursor, e: &SymbolTableEntry) -> Result<Link> {
 
 fn read_snod(file: &File, addr: Addr) -> Result<SymbolTableNode> {
     let raw = file.raw();
-    let head = raw.read(addr, 8)?;
-    let n = u64::from(u16::from_le_bytes([head[6], head[7]]));
-    let size = 8 + n * SymbolTableEntry::encoded_size(raw.sizes()) as u64;
-    let b = raw.read(addr, size)?;
+    let entry = SymbolTableEntry::encoded_size(raw.sizes()) as u64;
+    let (leaf_k, _) = group_k(file);
+    let b = read_sized(file, addr, 8 + 2 * u64::from(leaf_k) * entry, |head| {
+        8 + u64::from(u16::from_le_bytes([head[6], head[7]])) * entry
+    })?;
     Ok(SymbolTableNode::parse(&mut raw.cursor(&b, addr))?)
 }
 
-/// Read a version 1 B-tree node at `addr`: its header first, then exactly its used entries.
+/// The group B-tree 'K' values in force: (Group Leaf Node K, Group Internal Node K) of a
+/// version 0 or 1 superblock, the reference library's defaults otherwise. Only a guess of
+/// node sizes depends on them.
+fn group_k(file: &File) -> (u16, u16) {
+    match &file.superblock().v0 {
+        Some(v0) => (v0.group_leaf_node_k, v0.group_internal_node_k),
+        None => (4, 16),
+    }
+}
+
+/// The bytes of a node at `addr` whose size its first 8 bytes give (`size`): one read of
+/// `guess` bytes (the node's allocated size, as the reference library reads it) when that
+/// covers it, else a second read of exactly what it needs.
+fn read_sized(file: &File, addr: Addr, guess: u64, size: impl Fn(&[u8]) -> u64) -> Result<Vec<u8>> {
+    let raw = file.raw();
+    let mut b = raw.read_up_to(addr, guess.max(8))?;
+    ensure!(
+        b.len() >= 8,
+        Format,
+        "node at {:#x} cut short by the end of the file",
+        addr.0
+    );
+    let need = size(&b);
+    ensure!(
+        need <= limits::MAX_METADATA_BLOCK,
+        LimitExceeded,
+        "node of {need} bytes at {:#x}",
+        addr.0
+    );
+    if need > b.len() as u64 {
+        b = raw.read(addr, need)?;
+    } else {
+        b.truncate(need as usize);
+    }
+    Ok(b)
+}
+
+/// Read a version 1 B-tree node at `addr`: one read of its allocated size for a group node
+/// (from the 'K' values), else its header first, then exactly its used entries.
 pub fn read_v1_node(file: &File, addr: Addr, chunk_rank: Option<usize>) -> Result<v1::Node> {
     let raw = file.raw();
     let sizes = raw.sizes();
-    let head = raw.read(addr, 8)?;
-    let ty = match head[4] {
-        1 => v1::NodeType::Chunk,
-        _ => v1::NodeType::Group,
+    let guess = match chunk_rank {
+        None => v1::node_size(sizes, v1::NodeType::Group, 0, group_k(file).1) as u64,
+        Some(_) => 8,
     };
-    let used = u64::from(u16::from_le_bytes([head[6], head[7]]));
-    let o = sizes.offset as u64;
-    let ks = v1::key_size(sizes, ty, chunk_rank.unwrap_or(0)) as u64;
-    let size = 8 + 2 * o + (used + 1) * ks + used * o;
-    ensure!(
-        size <= limits::MAX_METADATA_BLOCK,
-        LimitExceeded,
-        "v1 B-tree node of {size} bytes"
-    );
-    let b = raw.read(addr, size)?;
+    let b = read_sized(file, addr, guess, |head| {
+        let ty = match head[4] {
+            1 => v1::NodeType::Chunk,
+            _ => v1::NodeType::Group,
+        };
+        let used = u64::from(u16::from_le_bytes([head[6], head[7]]));
+        let o = sizes.offset as u64;
+        let ks = v1::key_size(sizes, ty, chunk_rank.unwrap_or(0)) as u64;
+        8 + 2 * o + (used + 1) * ks + used * o
+    })?;
     Ok(v1::Node::parse(&mut raw.cursor(&b, addr), chunk_rank)?)
 }

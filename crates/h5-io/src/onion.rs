@@ -5,7 +5,7 @@
 //! as the revision record with revision number `r - 1` describes it: its logical end of file,
 //! and for every page its archival index lists, the page's bytes from the onion file; every
 //! other byte comes from the original file (zeros past the original's size). [`OnionSource`]
-//! presents one revision as a [`ReadAt`], so a [`crate::File`] opens it like any file
+//! presents one revision as a [`Storage`], so a [`crate::File`] opens it like any file
 //! ([`crate::File::open_onion`]).
 
 use std::path::{Path, PathBuf};
@@ -16,7 +16,7 @@ use h5_format::onion::{
 };
 
 use crate::error::{bail, ensure, Error, ErrorKind, Result};
-use crate::source::{FileSource, ReadAt};
+use h5_format::storage::{FsResolver, Resolver, Storage};
 
 /// The revision number that selects the most recent revision
 /// (`H5FD_ONION_FAPL_INFO_REVISION_ID_LATEST`).
@@ -39,7 +39,7 @@ pub struct OnionHistory {
 
 impl OnionHistory {
     /// Read and check the history header and the history of an onion file.
-    pub fn read(onion: &dyn ReadAt) -> Result<Self> {
+    pub fn read(onion: &dyn Storage) -> Result<Self> {
         let onion_len = onion.len()?;
         let n = check_extent("onion history header", 0, HEADER_SIZE as u64, onion_len)?;
         let header = HistoryHeader::parse(&onion.read_vec(0, n)?)?;
@@ -74,7 +74,7 @@ impl OnionHistory {
     }
 
     /// The revision record the `index`th record pointer points to.
-    pub fn record_at(&self, onion: &dyn ReadAt, index: usize) -> Result<RevisionRecord> {
+    pub fn record_at(&self, onion: &dyn Storage, index: usize) -> Result<RevisionRecord> {
         let p = self.history.records.get(index).ok_or_else(|| {
             Error::new(
                 ErrorKind::InvalidArgument,
@@ -94,7 +94,7 @@ impl OnionHistory {
     /// The revision record with revision number `num`. Records are kept in order of their
     /// numbers, normally record `num` itself; otherwise a binary search, as the reference
     /// library does.
-    pub fn record(&self, onion: &dyn ReadAt, num: u64) -> Result<RevisionRecord> {
+    pub fn record(&self, onion: &dyn Storage, num: u64) -> Result<RevisionRecord> {
         let n = self.history.records.len();
         if let Ok(i) = usize::try_from(num) {
             if i < n {
@@ -124,8 +124,8 @@ impl OnionHistory {
 /// One revision of an onion-driver file, as one address space.
 #[derive(Debug)]
 pub struct OnionSource {
-    original: Arc<dyn ReadAt>,
-    onion: Arc<dyn ReadAt>,
+    original: Arc<dyn Storage>,
+    onion: Arc<dyn Storage>,
     history: OnionHistory,
     /// The selected revision (0: the original file).
     revision: u64,
@@ -138,7 +138,7 @@ pub struct OnionSource {
     /// The logical file's size.
     logical_eof: u64,
     /// The end of the bytes that back the logical file (the original's bytes that show
-    /// through, the last amended page): what [`ReadAt::len`] reports, so that a record
+    /// through, the last amended page): what [`Storage::len`] reports, so that a record
     /// claiming a vast logical size does not widen the reader's bounds beyond real bytes
     /// (as a truncated plain file does not).
     backed_eof: u64,
@@ -149,7 +149,7 @@ impl OnionSource {
     /// file is `onion`: 0 is the original file, 1 ..= [`Self::revision_count`] a revision,
     /// [`LATEST_REVISION`] the latest one. Like the reference library, a history whose
     /// header says it is open for writing is refused.
-    pub fn new(original: Arc<dyn ReadAt>, onion: Arc<dyn ReadAt>, revision: u64) -> Result<Self> {
+    pub fn new(original: Arc<dyn Storage>, onion: Arc<dyn Storage>, revision: u64) -> Result<Self> {
         let history = OnionHistory::read(&*onion)?;
         let h = history.header().clone();
         ensure!(
@@ -224,16 +224,19 @@ impl OnionSource {
     /// Open revision `revision` of the HDF5 file at `path` and its onion file beside it
     /// ([`onion_path`]).
     pub fn open(path: impl AsRef<Path>, revision: u64) -> Result<Self> {
-        let path = path.as_ref();
-        let original = FileSource::open(path).map_err(|e| {
+        Self::open_in(&FsResolver, path.as_ref(), revision)
+    }
+
+    /// [`OnionSource::open`] with both files opened through `resolver`.
+    pub fn open_in(resolver: &dyn Resolver, path: &Path, revision: u64) -> Result<Self> {
+        let original = resolver.open(path).map_err(|e| {
             Error::with_source(ErrorKind::Io, format!("opening {}", path.display()), e)
         })?;
         let op = onion_path(path);
-        let onion = FileSource::open(&op).map_err(|e| {
+        let onion = resolver.open(&op).map_err(|e| {
             Error::with_source(ErrorKind::Io, format!("opening {}", op.display()), e)
         })?;
-        Self::new(Arc::new(original), Arc::new(onion), revision)
-            .map_err(|e| e.at(op.display().to_string()))
+        Self::new(original, onion, revision).map_err(|e| e.at(op.display().to_string()))
     }
 
     /// The selected revision as asked ([`LATEST_REVISION`] stays as is).
@@ -277,7 +280,7 @@ impl OnionSource {
     }
 }
 
-impl ReadAt for OnionSource {
+impl Storage for OnionSource {
     fn read_exact_at(&self, mut pos: u64, mut buf: &mut [u8]) -> std::io::Result<()> {
         let end = pos.checked_add(buf.len() as u64);
         if end.is_none_or(|e| e > self.logical_eof) {
@@ -343,17 +346,21 @@ impl ReadAt for OnionSource {
 /// latest revision record as the reference library does when it opens the file for
 /// `H5FDonion_get_revision_count`.
 pub fn revision_count(path: impl AsRef<Path>) -> Result<u64> {
-    let path = path.as_ref();
+    revision_count_in(&FsResolver, path.as_ref())
+}
+
+/// [`revision_count`] with the files opened through `resolver`.
+pub fn revision_count_in(resolver: &dyn Resolver, path: &Path) -> Result<u64> {
     let op = onion_path(path);
-    let onion = FileSource::open(&op)
+    let onion = resolver
+        .open(&op)
         .map_err(|e| Error::with_source(ErrorKind::Io, format!("opening {}", op.display()), e))?;
-    let onion: Arc<dyn ReadAt> = Arc::new(onion);
     let history = OnionHistory::read(&*onion).map_err(|e| e.at(op.display().to_string()))?;
     if history.revision_count() > 0 {
-        let original = FileSource::open(path).map_err(|e| {
+        let original = resolver.open(path).map_err(|e| {
             Error::with_source(ErrorKind::Io, format!("opening {}", path.display()), e)
         })?;
-        OnionSource::new(Arc::new(original), onion, LATEST_REVISION)
+        OnionSource::new(original, onion, LATEST_REVISION)
             .map_err(|e| e.at(op.display().to_string()))?;
     }
     Ok(history.revision_count())
@@ -362,19 +369,19 @@ pub fn revision_count(path: impl AsRef<Path>) -> Result<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::MemSource;
     use h5_format::onion::RecordPointer;
+    use h5_format::storage::MemStorage as MemSource;
     use h5_format::{Sizes, Writer};
 
     /// An onion file with page size 4 over an original of 14 bytes: revision 1 amends pages
     /// 1 and 2 (stored one after the other) and page 5, past the original, with a logical
     /// size of 22.
-    fn fixture(flags: u32) -> (Arc<dyn ReadAt>, Arc<dyn ReadAt>) {
+    fn fixture(flags: u32) -> (Arc<dyn Storage>, Arc<dyn Storage>) {
         fixture_sized(flags, 22)
     }
 
     /// [`fixture`] with the record claiming a logical size of `logical_eof`.
-    fn fixture_sized(flags: u32, logical_eof: u64) -> (Arc<dyn ReadAt>, Arc<dyn ReadAt>) {
+    fn fixture_sized(flags: u32, logical_eof: u64) -> (Arc<dyn Storage>, Arc<dyn Storage>) {
         let original: Vec<u8> = (0u8..14).collect();
         let mut w = Writer::new(Sizes::DEFAULT);
         w.put_zeros(HEADER_SIZE);
@@ -477,7 +484,7 @@ mod tests {
         let mut bytes = vec![0u8; x.len().unwrap() as usize];
         x.read_exact_at(0, &mut bytes).unwrap();
         for n in 0..bytes.len() {
-            let t: Arc<dyn ReadAt> = Arc::new(MemSource::new(bytes[..n].to_vec()));
+            let t: Arc<dyn Storage> = Arc::new(MemSource::new(bytes[..n].to_vec()));
             assert!(OnionSource::new(o.clone(), t, 1).is_err(), "{n} bytes");
         }
     }

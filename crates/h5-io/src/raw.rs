@@ -2,7 +2,7 @@
 //!
 //! Every address in a file is relative to the superblock's base address (the user block, if
 //! any, comes before it). [`RawFile`] turns addresses into positioned reads of the
-//! [`ReadAt`] source, checks them against the end of the file first, and knows the
+//! [`Storage`], checks them against the end of the file first, and knows the
 //! superblock's field sizes, so the layers above never deal with absolute positions.
 
 use std::path::{Path, PathBuf};
@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use h5_format::{Addr, Cursor, Sizes};
 
-use crate::source::ReadAt;
+use h5_format::storage::Storage;
 
 /// An error reading the file's bytes: the address range and what went wrong.
 #[derive(Debug)]
@@ -39,7 +39,7 @@ impl std::error::Error for RawError {}
 /// safe to share between threads: reads are positioned, with no lock.
 #[derive(Clone, Debug)]
 pub struct RawFile {
-    source: Arc<dyn ReadAt>,
+    source: Arc<dyn Storage>,
     base: u64,
     sizes: Sizes,
     len: u64,
@@ -49,7 +49,7 @@ pub struct RawFile {
 impl RawFile {
     /// Bytes of `source`; addresses are relative to absolute position `base`.
     pub fn new(
-        source: Arc<dyn ReadAt>,
+        source: Arc<dyn Storage>,
         base: u64,
         sizes: Sizes,
         path: Option<PathBuf>,
@@ -86,8 +86,8 @@ impl RawFile {
         self.path.as_deref()
     }
 
-    /// The byte source.
-    pub fn source(&self) -> &Arc<dyn ReadAt> {
+    /// The storage.
+    pub fn source(&self) -> &Arc<dyn Storage> {
         &self.source
     }
 
@@ -135,6 +135,59 @@ impl RawFile {
         Ok(v)
     }
 
+    /// Read each `(addr, len)` request with one batched read of the storage
+    /// ([`Storage::read_ranges`]: an object store merges and fetches them concurrently).
+    /// One result per request, in order: a request outside the file fails alone, as
+    /// [`RawFile::read`] would; a failure of the batch fails every request in it.
+    pub fn read_batch(&self, requests: &[(Addr, u64)]) -> Vec<Result<Vec<u8>, RawError>> {
+        let mut out: Vec<Result<Vec<u8>, RawError>> = Vec::with_capacity(requests.len());
+        let mut ranges = Vec::new();
+        for &(addr, len) in requests {
+            match self.check(addr, len).and_then(|pos| {
+                usize::try_from(len).map(|_| pos).map_err(|_| RawError {
+                    addr: addr.0,
+                    len,
+                    message: "too large for memory".into(),
+                })
+            }) {
+                Ok(pos) => {
+                    ranges.push(pos..pos + len);
+                    out.push(Ok(Vec::new()));
+                }
+                Err(e) => out.push(Err(e)),
+            }
+        }
+        if ranges.is_empty() {
+            return out;
+        }
+        match self.source.read_ranges(&ranges) {
+            Ok(bufs) if bufs.len() == ranges.len() => {
+                let mut bufs = bufs.into_iter();
+                for slot in out.iter_mut().filter(|r| r.is_ok()) {
+                    if let Some(b) = bufs.next() {
+                        *slot = Ok(b);
+                    }
+                }
+            }
+            r => {
+                let message = match r {
+                    Err(e) => e.to_string(),
+                    Ok(b) => format!("{} buffers for {} ranges", b.len(), ranges.len()),
+                };
+                for (slot, &(addr, len)) in out.iter_mut().zip(requests) {
+                    if slot.is_ok() {
+                        *slot = Err(RawError {
+                            addr: addr.0,
+                            len,
+                            message: message.clone(),
+                        });
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// Read up to `max` bytes at `addr`, fewer where the file ends first: for structures whose
     /// length is only known after parsing their start.
     pub fn read_up_to(&self, addr: Addr, max: u64) -> Result<Vec<u8>, RawError> {
@@ -166,11 +219,11 @@ impl RawFile {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::MemSource;
+    use h5_format::storage::MemStorage as MemSource;
 
     #[test]
     fn addresses_are_relative_to_the_base_and_checked() {
-        let src: Arc<dyn ReadAt> = Arc::new(MemSource::new((0u8..32).collect::<Vec<_>>()));
+        let src: Arc<dyn Storage> = Arc::new(MemSource::new((0u8..32).collect::<Vec<_>>()));
         let f = RawFile::new(src, 8, Sizes::DEFAULT, None).unwrap();
         assert_eq!(f.end(), 24);
         assert_eq!(f.read(Addr(0), 2).unwrap(), vec![8, 9]);
@@ -178,5 +231,9 @@ mod tests {
         assert!(f.read(Addr::UNDEF, 1).is_err());
         assert!(f.read(Addr(0), u64::MAX).is_err());
         assert_eq!(f.read_up_to(Addr(20), 100).unwrap(), vec![28, 29, 30, 31]);
+        let b = f.read_batch(&[(Addr(0), 2), (Addr(23), 2), (Addr(22), 2)]);
+        assert_eq!(b[0].as_ref().unwrap(), &vec![8, 9]);
+        assert!(b[1].as_ref().unwrap_err().message.contains("past the end"));
+        assert_eq!(b[2].as_ref().unwrap(), &vec![30, 31]);
     }
 }

@@ -54,7 +54,6 @@ mod file;
 mod group;
 mod heap;
 mod inplace;
-mod io;
 mod manage;
 pub mod paged;
 mod reference;

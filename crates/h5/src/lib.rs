@@ -188,6 +188,8 @@ mod file;
 mod group;
 pub mod guide;
 mod object;
+#[cfg(feature = "object-store")]
+mod remote;
 #[cfg(feature = "ndarray")]
 pub(crate) mod slice;
 
@@ -261,6 +263,11 @@ pub mod low_level {
     pub use h5_format as format;
     pub use h5_io as io;
 }
+
+/// Storage in object stores (S3, GCS, Azure, HTTP), the `h5-object-store` crate.
+#[cfg(feature = "object-store")]
+#[cfg_attr(docsrs, doc(cfg(feature = "object-store")))]
+pub use h5_object_store as object_store;
 
 #[doc(hidden)]
 pub use h5_format as format;

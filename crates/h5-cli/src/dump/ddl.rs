@@ -266,7 +266,7 @@ pub(crate) fn open_external(
     }
     candidates
         .into_iter()
-        .filter(|c| std::path::Path::new(c).exists())
+        .filter(|c| crate::input::is_url(c) || std::path::Path::new(c).exists())
         .find_map(|c| open(&c).ok().map(|f| (f, file_key(&c))))
 }
 

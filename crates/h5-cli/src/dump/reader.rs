@@ -92,7 +92,7 @@ pub fn open(name: &str, settings: &OpenSettings) -> Result<ReaderFile, String> {
         Some("onion") => {
             File::open_onion(path, settings.onion_revision.unwrap_or(0), opts).map_err(msg)?
         }
-        _ => File::open_with(path, opts).map_err(msg)?,
+        _ => crate::input::open(name, opts)?,
     };
     Ok(ReaderFile::new(file))
 }

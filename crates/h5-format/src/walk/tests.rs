@@ -60,24 +60,21 @@ fn sound_file_is_sound() {
 }
 
 #[test]
-fn read_function_gives_the_same_report() {
+fn storage_gives_the_same_report() {
+    use crate::storage::{CountingStorage, MemStorage};
     let Some(d) = large_group() else { return };
-    let read = |off: u64, len: usize| -> Result<Vec<u8>> {
-        let s = off as usize;
-        Ok(d[s..(s + len).min(d.len())].to_vec())
-    };
     let a = walk(&d);
-    let b = walk_read(&read, d.len() as u64, &Options::default());
+    let counted = CountingStorage::new(MemStorage::new(d.clone()));
+    let b = walk_storage(&counted, &Options::default());
     assert_eq!(a, b);
+    // Read structure by structure, never whole.
+    let c = counted.counts();
+    assert!(c.reads > 10 && c.bytes < 4 * d.len() as u64, "{c:?}");
     let mut bad = d.clone();
     bad.truncate(0x3000);
-    let read = |off: u64, len: usize| -> Result<Vec<u8>> {
-        let s = off as usize;
-        Ok(bad[s..(s + len).min(bad.len())].to_vec())
-    };
     assert_eq!(
         walk(&bad),
-        walk_read(&read, bad.len() as u64, &Options::default())
+        walk_storage(&MemStorage::new(bad.clone()), &Options::default())
     );
 }
 

@@ -18,6 +18,7 @@ use h5_format::message::attribute::MaybeShared;
 use h5_format::message::layout::{LayoutClass, CHUNK_DONT_FILTER_PARTIAL_BOUND_CHUNKS};
 use h5_format::message::shared::SharedLocation;
 use h5_format::message::{Message, MessageFlags, MessageType};
+use h5_format::storage::Storage;
 use h5_format::{Addr, Cursor};
 use h5_types::convert::VarLenHeap;
 use h5_types::{Datatype, ReferenceKind};
@@ -978,10 +979,8 @@ impl FileWriter {
 /// before the superblock, or a file driver's layout (family, multi, split members).
 fn check_rewritable(src: &File, path: &Path) -> Result<()> {
     let mut head = [0u8; 8];
-    let starts_with_superblock = std::fs::File::open(path)
-        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
-        .is_ok()
-        && head == *b"\x89HDF\r\n\x1a\n";
+    let starts_with_superblock =
+        src.raw().source().read_exact_at(0, &mut head).is_ok() && head == *b"\x89HDF\r\n\x1a\n";
     if !starts_with_superblock {
         bail!(
             Unsupported,

@@ -2,12 +2,13 @@
 //! superblock, flush and close.
 
 use std::collections::{BTreeMap, HashMap};
-use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use h5_format::message::continuation::Continuation;
 use h5_format::message::{Message, MessageFlags, MessageType};
 use h5_format::object_header::{Chunk, ObjectHeader, Prefix, RawMessage};
+use h5_format::storage::{FileStorage, WritableStorage};
 use h5_format::superblock::{Superblock, SuperblockV0};
 use h5_format::symbol_table_entry::{ScratchPad, SymbolTableEntry};
 use h5_format::{Addr, Sizes, Writer};
@@ -17,7 +18,6 @@ use super::attribute::Attr;
 use super::dataset::Dataset;
 use super::group::{CreationOrder, Group, LinkSpec};
 use super::heap::{DenseAddrs, GlobalHeap};
-use super::io::{FsIo, WriteIo};
 use super::paged::{FileSpace, FileSpaceStrategy, Pages};
 use super::space::Space;
 use super::{bail, ensure, Error, ErrorKind, Result};
@@ -130,7 +130,7 @@ impl Object {
 /// values set through the public API (copies keep them), modification times.
 #[derive(Debug)]
 pub struct FileWriter {
-    file: Option<Box<dyn WriteIo>>,
+    file: Option<Arc<dyn WritableStorage>>,
     path: PathBuf,
     pub(crate) format: FileFormat,
     pub(crate) sizes: Sizes,
@@ -217,25 +217,19 @@ impl FileWriter {
             None => None,
         };
         let path = path.as_ref().to_path_buf();
-        let file = fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&path)
-            .map_err(|e| {
-                Error::new(
-                    ErrorKind::Io,
-                    format!("cannot create {}: {e}", path.display()),
-                )
-            })?;
+        let file = FileStorage::create(&path).map_err(|e| {
+            Error::new(
+                ErrorKind::Io,
+                format!("cannot create {}: {e}", path.display()),
+            )
+        })?;
         let sizes = Sizes::DEFAULT;
         let superblock_len = match format {
             FileFormat::Compatible if file_space.is_none() => 96,
             _ => 48,
         };
         let mut w = FileWriter {
-            file: Some(Box::new(FsIo(file))),
+            file: Some(Arc::new(file)),
             path,
             format,
             sizes,
@@ -295,7 +289,7 @@ impl FileWriter {
     /// A writer over an existing file of `eoa` bytes (relative to its superblock) whose
     /// superblock takes `superblock_len` bytes at address 0 (kept in the image as read).
     pub(crate) fn from_existing(
-        file: Box<dyn WriteIo>,
+        file: Arc<dyn WritableStorage>,
         path: PathBuf,
         format: FileFormat,
         sizes: Sizes,
@@ -303,7 +297,7 @@ impl FileWriter {
         eoa: u64,
     ) -> Result<FileWriter> {
         let mut bytes = vec![0; superblock_len as usize];
-        file.read_at(0, &mut bytes)?;
+        file.read_exact_at(0, &mut bytes)?;
         Ok(FileWriter {
             file: Some(file),
             path,
@@ -640,9 +634,9 @@ impl FileWriter {
         }
         let file = self
             .file
-            .as_mut()
+            .as_ref()
             .ok_or_else(|| Error::new(ErrorKind::Closed, "the file was closed"))?;
-        file.write_at(addr, bytes)?;
+        file.write_all_at(addr, bytes)?;
         Ok(())
     }
 
@@ -667,7 +661,7 @@ impl FileWriter {
         let size = file.len()?;
         if addr < size {
             let n = (size - addr).min(len) as usize;
-            file.read_at(addr, &mut out[..n])?;
+            file.read_exact_at(addr, &mut out[..n])?;
         }
         Ok(out)
     }
@@ -1138,7 +1132,7 @@ impl FileWriter {
         let end = self.eoa;
         let file = self
             .file
-            .as_mut()
+            .clone()
             .ok_or_else(|| Error::new(ErrorKind::Closed, "the file was closed"))?;
         // (1) New blocks, in space no structure on disk references.
         if file.len()? < end {
@@ -1146,7 +1140,7 @@ impl FileWriter {
         }
         for at in new_blocks.into_iter().chain(appended) {
             if let Some(b) = self.meta.get_mut(&at) {
-                file.write_at(at, &b.bytes)?;
+                file.write_all_at(at, &b.bytes)?;
                 b.dirty = false;
             }
         }
@@ -1154,7 +1148,7 @@ impl FileWriter {
         self.space.commit();
         if let Some(b) = self.meta.get_mut(&0) {
             if b.dirty {
-                file.write_at(0, &b.bytes)?;
+                file.write_all_at(0, &b.bytes)?;
                 b.dirty = false;
             }
         }
@@ -1162,11 +1156,10 @@ impl FileWriter {
         in_place.sort_by_key(|at| !self.headers_first.contains(at));
         for at in in_place {
             if let Some(b) = self.meta.get_mut(&at) {
-                file.write_at(at, &b.bytes)?;
+                file.write_all_at(at, &b.bytes)?;
                 b.dirty = false;
             }
         }
-        file.flush()?;
         self.space.complete();
         self.headers_first.clear();
         Ok(())
@@ -1312,11 +1305,9 @@ impl FileWriter {
     #[cfg(test)]
     pub(crate) fn inject_fault(&mut self, fail_at: u64) {
         if let Some(inner) = self.file.take() {
-            self.file = Some(Box::new(super::io::FaultyIo {
-                inner,
-                fail_at,
-                done: 0,
-            }));
+            self.file = Some(Arc::new(h5_format::storage::FaultyStorage::new(
+                inner, fail_at,
+            )));
         }
     }
 

@@ -13,12 +13,14 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::path::Path;
+use std::sync::Arc;
 
 use h5_format::message::fs_info::FileSpaceInfo;
 use h5_format::message::{Message, MessageType};
 use h5_format::object_header::{
     ObjectHeader, Prefix, RawMessage, FLAG_ATTR_CREATION_ORDER_TRACKED,
 };
+use h5_format::storage::{FileStorage, OffsetStorage};
 use h5_format::superblock::Superblock;
 use h5_format::symbol_table_entry::ScratchPad;
 use h5_format::{Addr, Sizes};
@@ -171,26 +173,19 @@ impl FileWriter {
             FileFormat::Compatible
         };
         let base = src.raw().base();
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open(path)
-            .map_err(|e| {
-                Error::new(
-                    ErrorKind::Io,
-                    format!("cannot open {} for writing: {e}", path.display()),
-                )
-            })?;
-        let io = super::io::OffsetIo {
-            inner: super::io::FsIo(file),
-            base,
-        };
+        let file = FileStorage::open_rw(path).map_err(|e| {
+            Error::new(
+                ErrorKind::Io,
+                format!("cannot open {} for writing: {e}", path.display()),
+            )
+        })?;
+        let io = OffsetStorage::new(file, base);
         // The stored end of file counts from the start of the file (the reference library
         // adds the base address); the writer's addresses count from the base.
         let eoa = sb.eof_address.get().unwrap_or(0).saturating_sub(base);
         let sb_len = sb.encoded_len() as u64;
         let mut w = FileWriter::from_existing(
-            Box::new(io),
+            Arc::new(io),
             path.to_path_buf(),
             format,
             sb.sizes,
