@@ -187,11 +187,7 @@ impl File {
     pub fn create_new_with(path: impl AsRef<Path>, format: FileFormat) -> Result<File> {
         let path = path.as_ref();
         // Reserve the name atomically, then let the writer truncate what it just made.
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(path)
-        {
+        match h5_format::storage::FileStorage::create_new(path) {
             Ok(_) => Self::create_with(path, format),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(Error::new(
                 ErrorKind::AlreadyExists,

@@ -45,6 +45,20 @@ impl FileStorage {
         })
     }
 
+    /// Create a file for reading and writing, failing (`io::ErrorKind::AlreadyExists`) when
+    /// one exists: the name is reserved atomically (`O_EXCL`).
+    pub fn create_new(path: impl AsRef<Path>) -> io::Result<Self> {
+        let file = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(path)?;
+        Ok(FileStorage {
+            file,
+            fixed_len: None,
+        })
+    }
+
     /// Wrap a file open for reading (its length is taken now).
     pub fn from_file(file: fs::File) -> io::Result<Self> {
         let len = file.metadata()?.len();
