@@ -174,6 +174,8 @@
 //! | `ndarray` | yes | arrays and slices: [`Dataset::read_array`], [`Dataset::read_slice`], [`Dataset::write_slice`], [`s!`], writes from any array view |
 //! | `half` | no | [`H5Type`] for `half::f16` |
 //! | `num-complex` | no | [`H5Type`] for `num_complex::Complex<f32 / f64>` |
+//! | `zstd`, `lz4`, `bzip2`, `bitshuffle`, `blosc` | yes | the hdf5plugin filters in pure Rust, read and write ([`DatasetBuilder::zstd`], ...) |
+//! | `object-store` | no | `File::open_url` (S3, GCS, Azure, HTTP) and `File::open_storage` |
 //!
 //! The byte layer (the format's structures, the reader and writer beneath the handles) is
 //! under [`low_level`]. A page maps h5py's and hdf5-metno's calls to these:
