@@ -217,7 +217,12 @@ impl Group {
             },
             None => self.clone(),
         };
-        Ok(g.io()?.links()?.iter().any(|l| l.name == last))
+        // One lookup through the group's name index, not a listing of every link.
+        match g.io()?.link(last) {
+            Ok(_) => Ok(true),
+            Err(e) if e.kind() == h5_io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// How the links are stored.
