@@ -1,0 +1,1 @@
+//! The netCDF-4 writer.
