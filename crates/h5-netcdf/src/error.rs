@@ -20,6 +20,8 @@ pub enum ErrorKind {
     /// `NC_EBADTYPE`: the variable's type does not convert to the one asked for (a numeric
     /// read of an enum, compound, opaque or variable-length variable).
     BadType,
+    /// `NC_EMAPTYPE`: a mapped read of a variable of a user type.
+    MapType,
     /// A writer call that netCDF refuses: a name already in use (`NC_ENAMEINUSE`), an
     /// unknown dimension (`NC_EBADDIM`), data of the wrong length, a second unlimited
     /// dimension of a variable's shape that netCDF-4 allows but this call does not, ...
@@ -104,6 +106,7 @@ impl Error {
             ErrorKind::Char => Some(-56),
             ErrorKind::NotFound => Some(-49),
             ErrorKind::BadType => Some(-45),
+            ErrorKind::MapType => Some(-121),
             _ => self.status,
         }
     }
@@ -184,6 +187,7 @@ impl fmt::Display for Error {
             ErrorKind::Convention => "convention not followed",
             ErrorKind::BadType => "not a valid data type or _FillValue type mismatch (NC_EBADTYPE)",
             ErrorKind::Invalid => "invalid argument",
+            ErrorKind::MapType => "mapped access for atomic types only (NC_EMAPTYPE)",
         };
         write!(f, "{what}: {}", self.message)
     }

@@ -111,6 +111,8 @@ pub struct NcFile {
     pub(crate) dims: Vec<DimInfo>,
     pub(crate) groups: Vec<GroupInfo>,
     pub(crate) vars: Vec<VarInfo>,
+    /// Whether the file is of the classic model (`_nc3_strict` in the root group).
+    classic: bool,
 }
 
 /// A group of a netCDF-4 file.
@@ -171,7 +173,9 @@ impl NcFile {
             dims: Vec::new(),
             groups: Vec::new(),
             vars: Vec::new(),
+            classic: false,
         };
+        nc.classic = nc.reader.root()?.attr("_nc3_strict").is_ok();
         nc.load()?;
         Ok(nc)
     }
@@ -558,6 +562,7 @@ impl NcFile {
             ids,
             attrs,
             var.coordinate,
+            self.classic,
         ))
     }
 
@@ -574,12 +579,12 @@ impl NcFile {
 
 impl<'a> NcGroup<'a> {
     /// The group's path ("/" for the root).
-    pub fn path(&self) -> &str {
+    pub fn path(&self) -> &'a str {
         &self.nc.groups[self.id].path
     }
 
     /// The group's name ("/" for the root).
-    pub fn name(&self) -> &str {
+    pub fn name(&self) -> &'a str {
         let p = self.path();
         if p == "/" {
             p

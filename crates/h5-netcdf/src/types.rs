@@ -350,13 +350,13 @@ pub(crate) fn decode_value(
 }
 
 /// An attribute's value as netcdf-c reads it: a fixed-length string attribute with one
-/// element is `char` text (up to its first NUL), other strings are `string`s.
+/// element is `char` text (all its bytes), other strings are `string`s.
 pub(crate) fn attribute_value(a: &h5_io::Attribute) -> Result<NcValue> {
     let (raw, dt) = a.read_raw();
     match &dt {
+        // Every byte of the string's size, as netcdf-c reads it (a NUL included).
         Datatype::String(s) if !s.is_variable() && a.dataspace().npoints() <= 1 => {
-            let mut b = string_bytes(a.file(), &dt, &raw)?;
-            Ok(NcValue::Char(b.pop().unwrap_or_default()))
+            Ok(NcValue::Char(raw))
         }
         _ => decode_value(a.file(), &NcType::of(&dt), &dt, &raw),
     }

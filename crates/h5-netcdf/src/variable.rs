@@ -68,6 +68,7 @@ pub struct Variable {
     dimids: Vec<usize>,
     attrs: Vec<Attribute>,
     coordinate: bool,
+    classic: bool,
 }
 
 /// The corner, edge lengths and strides of an access, on a variable of shape `shape`.
@@ -103,6 +104,7 @@ impl Variable {
         dimids: Vec<usize>,
         attrs: Vec<Attribute>,
         coordinate: bool,
+        classic: bool,
     ) -> Variable {
         Variable {
             ds,
@@ -111,6 +113,7 @@ impl Variable {
             dimids,
             attrs,
             coordinate,
+            classic,
         }
     }
 
@@ -227,12 +230,17 @@ impl Variable {
         rules: Rules,
     ) -> Result<Converted<T>> {
         let (block, plan) = self.read_block(form, T::NC_NAME)?;
+        // A classic-model file (`_nc3_strict`) follows netCDF-3: bytes read as unsigned
+        // bytes and back are never range errors.
+        let byte_pair = self.classic
+            && matches!(self.nc_type(), NcType::Byte | NcType::UByte)
+            && matches!(T::NC_NAME, "byte" | "ubyte");
         let mut values = Vec::with_capacity(block.len());
         let mut bad = Vec::new();
         for (seq, &v) in block.iter().enumerate() {
             let (x, b) = convert::<T>(v, rules);
             values.push(x);
-            if b {
+            if b && !byte_pair {
                 bad.push(seq);
             }
         }
@@ -265,13 +273,41 @@ impl Variable {
     /// dimension first), with the fill value where the access goes past the variable's own
     /// extent along an unlimited dimension; and the plan that places them.
     fn read_block(&self, form: NcForm<'_>, want: &str) -> Result<(Vec<crate::convert::Src>, Plan)> {
+        // netcdf-c's order of checks: text against numbers, a map on a user type, the access
+        // against the dimensions, then the other types.
         let ty = self.nc_type();
+        if ty == NcType::Char {
+            return Err(Error::new(
+                ErrorKind::Char,
+                format!(
+                    "the variable is text ({}), read as {want}",
+                    self.ds.datatype()
+                ),
+            ));
+        }
+        if matches!(ty, NcType::User(_)) && matches!(form, NcForm::Mapped { .. }) {
+            return Err(Error::new(
+                ErrorKind::MapType,
+                format!(
+                    "a mapped read of {}, not an atomic type",
+                    self.ds.datatype()
+                ),
+            ));
+        }
+        let logical = self.shape();
+        let rank = logical.len();
+        let space = if rank == 0 {
+            self.ds.dataspace().clone()
+        } else {
+            Dataspace::simple(&logical).map_err(Error::selection)?
+        };
+        nc_access(&space, form, NcMode::Read).map_err(Error::selection)?;
         match &ty {
-            NcType::Char | NcType::String => {
+            NcType::String => {
                 return Err(Error::new(
-                    ErrorKind::Char,
+                    ErrorKind::BadType,
                     format!(
-                        "the variable is text ({}), read as {want}",
+                        "the variable holds strings ({}), read as {want}",
                         self.ds.datatype()
                     ),
                 ))
@@ -284,14 +320,6 @@ impl Variable {
             }
             _ => {}
         }
-        let logical = self.shape();
-        let rank = logical.len();
-        let space = if rank == 0 {
-            self.ds.dataspace().clone()
-        } else {
-            Dataspace::simple(&logical).map_err(Error::selection)?
-        };
-        nc_access(&space, form, NcMode::Read).map_err(Error::selection)?;
         let (start, count, stride) = section(&form, &logical);
         let imap = match form {
             NcForm::Mapped { imap: Some(m), .. } => Some(m.to_vec()),

@@ -1,0 +1,579 @@
+//! h5-netcdf against netcdf-c itself (the library bundled with netCDF4-python, through
+//! ctypes: `support/ncc_oracle.py`): on a file netCDF4-python writes at test time
+//! (`support/nc4py_fixture.py`) and on netcdf-c's own netCDF-4 test files
+//! (`tests/fixtures/netcdf-c/`), every access form into every destination type agrees in
+//! status and values, and the data model (dimensions, variables, attributes, groups) agrees.
+//!
+//! Deliberate differences (skipped here, listed in the crate documentation): where C's cast
+//! is undefined (a NaN, or a float whose truncation is outside the destination, read as an
+//! integer) the values differ; the status agrees.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use h5_netcdf::{NcFile, NcForm, NcGroup, NcValue, Numeric};
+
+/// python3 with netCDF4 importable.
+fn netcdf4() -> Option<PathBuf> {
+    let found = (|| {
+        let py = h5_oracle::tool("python3")?;
+        let out = Command::new(&py)
+            .args(["-c", "import netCDF4"])
+            .output()
+            .map_err(|e| e.to_string())?;
+        if out.status.success() {
+            Ok(py)
+        } else {
+            Err(format!(
+                "netCDF4 does not import (cargo xtask install-oracles): {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ))
+        }
+    })();
+    h5_oracle::require("netCDF4-python", found)
+}
+
+fn support(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/support")
+        .join(name)
+}
+
+fn scratch() -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("h5-netcdf");
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// The netCDF4-python fixture, written once per test run.
+fn nc4py_fixture(py: &Path) -> PathBuf {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| {
+        let out = scratch().join(format!("nc4py-{}.nc", std::process::id()));
+        h5_oracle::run(
+            py,
+            &[
+                support("nc4py_fixture.py").to_str().unwrap(),
+                out.to_str().unwrap(),
+            ],
+            b"",
+        )
+        .expect("nc4py_fixture.py");
+        out
+    })
+    .clone()
+}
+
+/// The bundled libnetcdf's path and the interpreter itself (asked once: importing netCDF4
+/// and going through pyenv's shims are slow).
+fn libnetcdf(py: &Path) -> (String, PathBuf) {
+    static LIB: OnceLock<(String, PathBuf)> = OnceLock::new();
+    LIB.get_or_init(|| {
+        let out = h5_oracle::run(
+            py,
+            &[support("ncc_oracle.py").to_str().unwrap(), "--lib"],
+            b"",
+        )
+        .expect("ncc_oracle.py --lib");
+        let text = String::from_utf8(out).unwrap();
+        let mut lines = text.lines();
+        let lib = lines.next().unwrap_or_default().to_string();
+        let exe = lines.next().map_or_else(|| py.to_path_buf(), PathBuf::from);
+        (lib, exe)
+    })
+    .clone()
+}
+
+fn oracle(py: &Path, file: &Path, requests: &[String]) -> Vec<String> {
+    let (lib, exe) = libnetcdf(py);
+    let out = h5_oracle::run(
+        &exe,
+        &[
+            support("ncc_oracle.py").to_str().unwrap(),
+            file.to_str().unwrap(),
+            &lib,
+        ],
+        requests.join("\n").as_bytes(),
+    )
+    .expect("ncc_oracle.py");
+    let lines: Vec<String> = String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(lines.len(), requests.len(), "{}", file.display());
+    lines
+}
+
+fn csv(v: &[u64]) -> String {
+    if v.is_empty() {
+        ".".to_string()
+    } else {
+        v.iter().map(u64::to_string).collect::<Vec<_>>().join(",")
+    }
+}
+
+/// One access, in the form netcdf-c's functions take.
+#[derive(Clone, Debug)]
+enum Form {
+    Var,
+    Var1(Vec<u64>),
+    Vara(Vec<u64>, Vec<u64>),
+    Vars(Vec<u64>, Vec<u64>, Vec<u64>),
+    Varm(Vec<u64>, Vec<u64>, Vec<u64>, Vec<u64>),
+}
+
+impl Form {
+    fn nc(&self) -> NcForm<'_> {
+        match self {
+            Form::Var => NcForm::Whole,
+            Form::Var1(i) => NcForm::Element { index: i },
+            Form::Vara(s, c) => NcForm::Section { start: s, count: c },
+            Form::Vars(s, c, st) => NcForm::Subsampled {
+                start: s,
+                count: c,
+                stride: st,
+            },
+            Form::Varm(s, c, st, m) => NcForm::Mapped {
+                start: s,
+                count: c,
+                stride: Some(st),
+                imap: Some(m),
+            },
+        }
+    }
+
+    fn request(&self, group: &str, var: &str, ty: &str) -> String {
+        let (f, a, b, c, d) = match self {
+            Form::Var => ("var", "-".into(), "-".into(), "-".into(), "-".into()),
+            Form::Var1(i) => ("var1", csv(i), "-".into(), "-".into(), "-".into()),
+            Form::Vara(s, c) => ("vara", csv(s), csv(c), "-".into(), "-".into()),
+            Form::Vars(s, c, st) => ("vars", csv(s), csv(c), csv(st), "-".into()),
+            Form::Varm(s, c, st, m) => ("varm", csv(s), csv(c), csv(st), csv(m)),
+        };
+        format!("get\t{group}\t{var}\t{f}\t{a}\t{b}\t{c}\t{d}\t{ty}")
+    }
+}
+
+/// The accesses tried on a variable of netCDF shape `shape`: whole, single elements (first,
+/// last, one past the end), sections (inside, past a shorter variable's own extent, one too
+/// long), strides (and a zero stride), and a transposing map.
+fn forms(shape: &[u64]) -> Vec<Form> {
+    let r = shape.len();
+    let mut out = vec![Form::Var];
+    if r == 0 {
+        out.push(Form::Var1(Vec::new()));
+        return out;
+    }
+    if shape.contains(&0) {
+        out.push(Form::Var1(vec![0; r]));
+        return out;
+    }
+    let zeros = vec![0u64; r];
+    let last: Vec<u64> = shape.iter().map(|s| s - 1).collect();
+    out.push(Form::Var1(zeros.clone()));
+    out.push(Form::Var1(last.clone()));
+    let mut past = last.clone();
+    past[0] += 1;
+    out.push(Form::Var1(past));
+    out.push(Form::Vara(zeros.clone(), shape.to_vec()));
+    let start: Vec<u64> = shape.iter().map(|&s| u64::from(s > 1)).collect();
+    let rest: Vec<u64> = shape.iter().zip(&start).map(|(s, b)| s - b).collect();
+    out.push(Form::Vara(start.clone(), rest));
+    let mut long = shape.to_vec();
+    long[0] += 1;
+    out.push(Form::Vara(zeros.clone(), long));
+    let stride = vec![2u64; r];
+    let half: Vec<u64> = shape.iter().map(|s| s.div_ceil(2)).collect();
+    out.push(Form::Vars(zeros.clone(), half.clone(), stride.clone()));
+    let mut zero_stride = vec![1u64; r];
+    zero_stride[r - 1] = 0;
+    out.push(Form::Vars(zeros.clone(), shape.to_vec(), zero_stride));
+    // A map that transposes the section (the first dimension varies fastest), and one with
+    // gaps (every other element).
+    let mut imap = vec![0u64; r];
+    let mut m = 1;
+    for k in 0..r {
+        imap[k] = m;
+        m *= shape[k];
+    }
+    out.push(Form::Varm(zeros.clone(), shape.to_vec(), vec![1; r], imap));
+    let mut gaps = vec![0u64; r];
+    let mut m = 2;
+    for k in (0..r).rev() {
+        gaps[k] = m;
+        m *= half[k];
+    }
+    out.push(Form::Varm(zeros, half, stride, gaps));
+    out
+}
+
+/// netcdf-c's name of each destination type, with its reader.
+trait Dest: Numeric {
+    const C: &'static str;
+    fn parse(s: &str) -> Self;
+    fn same(&self, other: &Self) -> bool;
+    /// Whether C's cast of `v` into this type is defined.
+    fn defined(v: f64) -> bool;
+}
+
+macro_rules! dest_int {
+    ($($t:ty => $c:literal),*) => {$(
+        impl Dest for $t {
+            const C: &'static str = $c;
+            fn parse(s: &str) -> Self { s.parse().unwrap_or_else(|_| panic!("{s:?}")) }
+            fn same(&self, other: &Self) -> bool { self == other }
+            fn defined(v: f64) -> bool {
+                let t = v.trunc();
+                !v.is_nan() && t >= <$t>::MIN as f64 && (t < <$t>::MAX as f64 || (t == <$t>::MAX as f64 && (<$t>::MAX as f64) as i128 == <$t>::MAX as i128))
+            }
+        }
+    )*};
+}
+
+dest_int!(i8 => "schar", u8 => "uchar", i16 => "short", u16 => "ushort", i32 => "int",
+    u32 => "uint", i64 => "longlong", u64 => "ulonglong");
+
+impl Dest for f32 {
+    const C: &'static str = "float";
+    fn parse(s: &str) -> Self {
+        s.parse::<f64>().unwrap_or_else(|_| panic!("{s:?}")) as f32
+    }
+    fn same(&self, other: &Self) -> bool {
+        self.to_bits() == other.to_bits() || (self.is_nan() && other.is_nan())
+    }
+    fn defined(_: f64) -> bool {
+        true
+    }
+}
+
+impl Dest for f64 {
+    const C: &'static str = "double";
+    fn parse(s: &str) -> Self {
+        s.parse().unwrap_or_else(|_| panic!("{s:?}"))
+    }
+    fn same(&self, other: &Self) -> bool {
+        self.to_bits() == other.to_bits() || (self.is_nan() && other.is_nan())
+    }
+    fn defined(_: f64) -> bool {
+        true
+    }
+}
+
+#[derive(Default, Debug)]
+struct Tally {
+    checks: usize,
+    values: usize,
+    skipped_undefined: usize,
+    failures: Vec<String>,
+}
+
+/// One planned access: the variable, the form, and the values as doubles (to skip those
+/// C's cast leaves undefined).
+struct Planned {
+    group: String,
+    name: String,
+    var: h5_netcdf::Variable,
+    form: Form,
+    src: Vec<f64>,
+}
+
+fn check_one<T: Dest>(p: &Planned, line: &str, tally: &mut Tally) {
+    let (status, vals) = line.split_once('\t').unwrap_or((line, ""));
+    let want: i32 = status.parse().unwrap();
+    let (v, form) = (&p.var, &p.form);
+    let what = format!("{} {form:?} as {}", v.path(), T::C);
+    let got = v.read_converted::<T>(form.nc());
+    let got_status = match &got {
+        Ok(c) if c.out_of_range.is_empty() => 0,
+        Ok(_) => -60,
+        Err(e) => e.nc_status().unwrap_or(-1),
+    };
+    tally.checks += 1;
+    if got_status != want {
+        let msg = match &got {
+            Err(e) => e.to_string(),
+            Ok(_) => String::new(),
+        };
+        tally.failures.push(format!(
+            "{what}: status {got_status} ({msg}), netcdf-c {want}"
+        ));
+        return;
+    }
+    let Ok(c) = got else { return };
+    let want: Vec<&str> = if vals.is_empty() {
+        Vec::new()
+    } else {
+        vals.split(',').collect()
+    };
+    if want.len() != c.values.len() {
+        tally.failures.push(format!(
+            "{what}: {} values, netcdf-c {}",
+            c.values.len(),
+            want.len()
+        ));
+        return;
+    }
+    let src = &p.src;
+    for (i, (g, w)) in c.values.iter().zip(&want).enumerate() {
+        if *w == "x" {
+            continue;
+        }
+        if src.get(i).is_some_and(|&s| !T::defined(s)) {
+            tally.skipped_undefined += 1;
+            continue;
+        }
+        tally.values += 1;
+        if !g.same(&T::parse(w)) {
+            tally
+                .failures
+                .push(format!("{what}: value {i} is {g:?}, netcdf-c {w}"));
+            return;
+        }
+    }
+}
+
+/// Every variable of every group, every form (`few`: fewer), every destination type.
+fn compare_accesses(py: &Path, file: &Path, few: bool, tally: &mut Tally) {
+    let nc = NcFile::open(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    let mut plan: Vec<Planned> = Vec::new();
+    let mut groups = vec![nc.root()];
+    while let Some(g) = groups.pop() {
+        // netcdf-c's test files with many alike variables: the first 24 of each group.
+        let names = g.variable_names();
+        let names = if few {
+            &names[..names.len().min(24)]
+        } else {
+            &names[..]
+        };
+        for &name in names {
+            let v = g.variable(name).unwrap();
+            // Never written and never filled (HDF5 fill time "never"): netcdf-c returns
+            // whatever memory held.
+            let ds = v.dataset();
+            if ds.fill_value().fill_time == h5_io::FillTime::Never
+                && ds.storage_size().unwrap_or(0) == 0
+            {
+                tally.skipped_undefined += 1;
+                continue;
+            }
+            let size: u64 = v.shape().iter().product();
+            let mut fs = forms(&v.shape());
+            if few || size > 4096 {
+                // The whole variable, single elements, a section too long, a stride, a map.
+                let keep = [0usize, 1, 3, 6, 7, 9];
+                fs = fs
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(i, _)| keep.contains(i) || (size <= 4096 && *i == 9))
+                    .map(|(_, f)| f)
+                    .collect();
+            }
+            for form in fs {
+                let src = v
+                    .read_converted::<f64>(form.nc())
+                    .map(|c| c.values)
+                    .unwrap_or_default();
+                plan.push(Planned {
+                    group: g.path().to_string(),
+                    name: name.to_string(),
+                    var: v.clone(),
+                    form,
+                    src,
+                });
+            }
+        }
+        groups.extend(g.groups());
+    }
+    macro_rules! each_type {
+        ($($t:ty),*) => {{
+            let mut requests = Vec::new();
+            $(for p in &plan { requests.push(p.form.request(&p.group, &p.name, <$t>::C)); })*
+            let lines = oracle(py, file, &requests);
+            let mut it = lines.iter();
+            $(for p in &plan {
+                check_one::<$t>(p, it.next().unwrap(), tally);
+            })*
+        }};
+    }
+    each_type!(i8, u8, i16, u16, i32, u32, i64, u64, f32, f64);
+}
+
+/// An attribute as the oracle prints it: `type:values`.
+fn same_attr(ours: &NcValue, theirs: &str) -> bool {
+    let Some((ty, vals)) = theirs.split_once(':') else {
+        return false;
+    };
+    let list: Vec<&str> = if vals.is_empty() {
+        Vec::new()
+    } else {
+        vals.split(',').collect()
+    };
+    let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+    match ours {
+        NcValue::Char(b) => ty == "char" && hex(b) == vals,
+        NcValue::Strings(s) => {
+            ty == "string" && s.iter().map(|x| hex(x.as_bytes())).collect::<Vec<_>>() == list
+        }
+        NcValue::Other(..) => ty.starts_with("user"),
+        v => {
+            let Some(nums) = v.as_f64s() else {
+                return false;
+            };
+            ty == v.nc_type().name()
+                && nums.len() == list.len()
+                && nums.iter().zip(&list).all(|(a, b)| {
+                    let b: f64 = b.parse().unwrap_or(f64::NAN);
+                    a == &b || (a.is_nan() && b.is_nan())
+                })
+        }
+    }
+}
+
+/// Dimensions, variables (names, dimension names, types, attributes), global attributes and
+/// subgroups of every group.
+fn compare_model(py: &Path, file: &Path, tally: &mut Tally) {
+    let nc = NcFile::open(file).unwrap();
+    let mut all: Vec<NcGroup<'_>> = Vec::new();
+    let mut stack = vec![nc.root()];
+    while let Some(g) = stack.pop() {
+        stack.extend(g.groups());
+        all.push(g);
+    }
+    let requests: Vec<String> = all.iter().map(|g| format!("model\t{}", g.path())).collect();
+    let lines = oracle(py, file, &requests);
+    for (g, line) in all.iter().zip(&lines) {
+        let sections: Vec<Vec<&str>> = line
+            .split("|")
+            .skip(1)
+            .map(|s| s.split('\t').filter(|x| !x.is_empty()).collect())
+            .collect();
+        let [dims, vars, atts, subs] = &sections[..] else {
+            panic!("{line}");
+        };
+        let where_ = format!("{}: group {}", file.display(), g.path());
+        tally.checks += 1;
+        let ours: Vec<String> = g
+            .dimensions()
+            .iter()
+            .map(|d| format!("{}:{}:{}", d.name, d.len, u8::from(d.unlimited)))
+            .collect();
+        if &ours != dims {
+            tally
+                .failures
+                .push(format!("{where_}: dimensions {ours:?}, netcdf-c {dims:?}"));
+        }
+        tally.checks += 1;
+        let ours: Vec<&str> = g.groups().iter().map(|s| s.name()).collect();
+        if &ours != subs {
+            tally
+                .failures
+                .push(format!("{where_}: groups {ours:?}, netcdf-c {subs:?}"));
+        }
+        tally.checks += 1;
+        let names = g.variable_names();
+        if names.len() != vars.len() {
+            tally
+                .failures
+                .push(format!("{where_}: variables {names:?}, netcdf-c {vars:?}"));
+        }
+        for (name, theirs) in names.iter().zip(vars) {
+            tally.checks += 1;
+            let v = g.variable(name).unwrap();
+            let (head, attrs) = theirs.split_once(" [").unwrap();
+            let attrs = attrs.trim_end_matches(']');
+            let dimnames: Vec<&str> = v.dims().iter().map(|d| d.name.as_str()).collect();
+            let ty = match v.nc_type() {
+                h5_netcdf::NcType::User(_) => "user".to_string(),
+                t => t.name().to_string(),
+            };
+            let ours = format!("{name}({}) {ty}", dimnames.join(","));
+            if ours != head {
+                tally
+                    .failures
+                    .push(format!("{where_}: variable {ours}, netcdf-c {head}"));
+                continue;
+            }
+            let theirs: Vec<&str> = if attrs.is_empty() {
+                Vec::new()
+            } else {
+                attrs.split(';').collect()
+            };
+            let ok = v.attributes().len() == theirs.len()
+                && v.attributes().iter().zip(&theirs).all(|(a, t)| {
+                    t.split_once('=')
+                        .is_some_and(|(n, val)| n == a.name && same_attr(&a.value, val))
+                });
+            if !ok {
+                tally.failures.push(format!(
+                    "{where_}: attributes of {name}: {:?}, netcdf-c {theirs:?}",
+                    v.attributes()
+                ));
+            }
+        }
+        tally.checks += 1;
+        let ga = g.attributes();
+        let ok = ga.len() == atts.len()
+            && ga.iter().zip(atts).all(|(a, t)| {
+                t.split_once('=')
+                    .is_some_and(|(n, val)| n == a.name && same_attr(&a.value, val))
+            });
+        if !ok {
+            tally.failures.push(format!(
+                "{where_}: group attributes {ga:?}, netcdf-c {atts:?}"
+            ));
+        }
+    }
+}
+
+fn report(what: &str, t: &Tally) {
+    eprintln!(
+        "{what}: {} checks, {} values compared, {} values skipped (C cast undefined), {} disagree",
+        t.checks,
+        t.values,
+        t.skipped_undefined,
+        t.failures.len()
+    );
+    // The first failure of each variable and destination type.
+    let mut seen = std::collections::HashSet::new();
+    for f in &t.failures {
+        let key: String = f.split(' ').take(1).collect();
+        if seen.insert(key) && seen.len() <= 60 {
+            eprintln!("  {}", f.replace('\n', " "));
+        }
+    }
+}
+
+#[test]
+fn netcdf4_python_file_agrees_with_netcdf_c() {
+    let Some(py) = netcdf4() else { return };
+    let file = nc4py_fixture(&py);
+    let mut t = Tally::default();
+    compare_model(&py, &file, &mut t);
+    compare_accesses(&py, &file, false, &mut t);
+    report("netCDF4-python fixture", &t);
+    assert!(t.failures.is_empty(), "{} disagreements", t.failures.len());
+    assert!(t.values > 5000, "{} values compared", t.values);
+}
+
+#[test]
+fn netcdf_c_test_files_agree_with_netcdf_c() {
+    let Some(py) = netcdf4() else { return };
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/netcdf-c");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "nc" || e == "h5"))
+        .collect();
+    files.sort();
+    let mut t = Tally::default();
+    for f in &files {
+        let at = std::time::Instant::now();
+        compare_model(&py, f, &mut t);
+        compare_accesses(&py, f, true, &mut t);
+        eprintln!("{}: {:?}", f.display(), at.elapsed());
+    }
+    report(&format!("{} netcdf-c test files", files.len()), &t);
+    assert!(t.failures.is_empty(), "{} disagreements", t.failures.len());
+}
