@@ -17,6 +17,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+mod oracle_netcdf;
+
 /// The h5py version the interop tests and fixtures are made with.
 /// The facade's examples CI runs: the quickstart and one per section of the crate's tour.
 const EXAMPLES: &[&str] = &[
@@ -279,6 +281,7 @@ fn install_oracles() -> Result {
     if python_version("hdf5plugin").as_deref() != Some(HDF5PLUGIN_VERSION) {
         pip_install(&format!("hdf5plugin=={HDF5PLUGIN_VERSION}"))?;
     }
+    oracle_netcdf::install()?;
     install_moto()
 }
 
