@@ -237,7 +237,7 @@ mod tests {
         assert!(!convert::<f32>(Src::F64(f64::NAN), r).1);
         assert!(convert::<f32>(Src::F64(1e300), r).1);
         assert!(!convert::<i32>(Src::F64(f64::NAN), r).1);
-        assert!(!convert::<i64>(Src::F64(9.223372036854775808e18), r).1);
+        assert!(!convert::<i64>(Src::F64(2f64.powi(63)), r).1);
         assert!(convert::<i64>(Src::F64(1e19), r).1);
         assert!(!convert::<u64>(Src::F64(18446744073709551616.0), r).1);
         assert!(convert::<u8>(Src::F64(255.5), r).1);
@@ -251,7 +251,7 @@ mod tests {
         assert_eq!(convert::<i16>(Src::F64(-3.9), r), (-3, false));
         let s = Rules::Strict;
         assert!(convert::<i32>(Src::F64(f64::NAN), s).1);
-        assert!(convert::<i64>(Src::F64(9.223372036854775808e18), s).1);
+        assert!(convert::<i64>(Src::F64(2f64.powi(63)), s).1);
         assert!(!convert::<f32>(Src::F64(f64::INFINITY), s).1);
         assert!(convert::<u8>(Src::F64(255.5), s).1);
         assert!(!convert::<u8>(Src::F64(255.0), s).1);

@@ -78,7 +78,6 @@ pub(crate) struct DimInfo {
     pub(crate) name: String,
     pub(crate) len: u64,
     pub(crate) unlimited: bool,
-    pub(crate) group: usize,
     /// The scale dataset's address, when the dimension has one.
     pub(crate) addr: Option<u64>,
 }
@@ -205,7 +204,7 @@ impl NcFile {
                 self.groups[p].children.push(gid);
             }
             let mut subgroups = Vec::new();
-            for l in group_links(&g).map_err(|e| Error::from(e).at(g.path()))? {
+            for l in group_links(&g).map_err(|e| e.at(g.path()))? {
                 let h5_io::LinkTarget::Hard(addr) = l.target else {
                     continue;
                 };
@@ -217,10 +216,8 @@ impl NcFile {
                 };
                 let obj = loc.object()?;
                 match obj.kind() {
-                    h5_io::ObjectKind::Group => {
-                        if seen.insert(addr.0) {
-                            subgroups.push(Group::at(loc)?);
-                        }
+                    h5_io::ObjectKind::Group if seen.insert(addr.0) => {
+                        subgroups.push(Group::at(loc)?);
                     }
                     h5_io::ObjectKind::Dataset => {
                         let ds = Dataset::at(loc)?;
@@ -238,7 +235,6 @@ impl NcFile {
                                 name: l.name.clone(),
                                 len: ds.shape().first().copied().unwrap_or(0),
                                 unlimited: ds.dataspace().is_unlimited(0),
-                                group: gid,
                                 addr: Some(addr.0),
                             });
                             ids.push((did, dimid));
@@ -434,7 +430,6 @@ impl NcFile {
                         name: format!("phony_dim_{d}"),
                         len,
                         unlimited: false,
-                        group,
                         addr: None,
                     });
                     self.groups[group].dims.push(d);

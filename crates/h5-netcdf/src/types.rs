@@ -129,7 +129,7 @@ impl NcType {
             NcType::Char => NcValue::Char(vec![0]),
             NcType::Short => NcValue::Short(vec![-32767]),
             NcType::Int => NcValue::Int(vec![-2147483647]),
-            NcType::Float => NcValue::Float(vec![9.969_209_968_386_869e36]),
+            NcType::Float => NcValue::Float(vec![9.969_21e36]),
             NcType::Double => NcValue::Double(vec![9.969_209_968_386_869e36]),
             NcType::UByte => NcValue::UByte(vec![255]),
             NcType::UShort => NcValue::UShort(vec![65535]),
