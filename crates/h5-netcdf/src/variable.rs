@@ -6,7 +6,7 @@ use h5_io::vlen::string_bytes;
 use h5_io::Dataset;
 use h5_types::Datatype;
 
-use crate::convert::{convert, Numeric, Rules};
+use crate::convert::{convert, Numeric, Rules, Src};
 use crate::error::{Error, ErrorKind, Result};
 use crate::model::{Attribute, Dimension};
 use crate::types::NcType;
@@ -394,7 +394,8 @@ impl Variable {
     /// either attribute optional. Masked values keep their (unpacked) value in
     /// [`Masked::values`]. Deliberate differences: the result is always `f64` (netCDF4-python
     /// returns the type of the packing attributes); `_Unsigned` is not applied; attribute
-    /// values compare as doubles.
+    /// values compare exactly with the values (integers as integers), where netCDF4-python
+    /// first casts them to the variable's type.
     pub fn read_masked(&self, form: NcForm<'_>, opts: MaskScale) -> Result<Masked> {
         let f = || -> Result<Masked> {
             let (block, plan) = self.read_block(form, "double")?;
@@ -402,7 +403,7 @@ impl Variable {
             let mut mask = vec![false; raw.len()];
             if opts.mask {
                 let m = self.mask_rule();
-                for (i, &x) in raw.iter().enumerate() {
+                for (i, &x) in block.iter().enumerate() {
                     mask[i] = m.masks(x);
                 }
             }
@@ -413,8 +414,12 @@ impl Variable {
                         .and_then(|v| v.first().copied())
                 };
                 let (sf, ao) = (num("scale_factor"), num("add_offset"));
+                // Each attribute only when present (so -0.0 stays -0.0, as in numpy).
                 raw.iter()
-                    .map(|&x| x * sf.unwrap_or(1.0) + ao.unwrap_or(0.0))
+                    .map(|&x| {
+                        let x = sf.map_or(x, |s| x * s);
+                        ao.map_or(x, |a| x + a)
+                    })
                     .collect()
             } else {
                 raw
@@ -427,7 +432,7 @@ impl Variable {
     }
 
     fn mask_rule(&self) -> MaskRule {
-        let nums = |n: &str| self.attribute(n).and_then(|v| v.as_f64s());
+        let nums = |n: &str| self.attribute(n).and_then(|v| v.srcs());
         let mut equal = nums("missing_value").unwrap_or_default();
         match nums("_FillValue") {
             Some(f) => equal.extend(f.first()),
@@ -435,23 +440,19 @@ impl Variable {
                 let no_fill = self.ds.fill_value().fill_time == h5_io::dataset::FillTime::Never;
                 let byte = matches!(self.nc_type(), NcType::Byte | NcType::UByte);
                 if !(no_fill && byte) {
-                    if let Some(f) = self.nc_type().default_fill().and_then(|v| v.as_f64s()) {
+                    if let Some(f) = self.nc_type().default_fill().and_then(|v| v.srcs()) {
                         equal.extend(f.first());
                     }
                 }
             }
         }
-        let (mut min, mut max) = (None, None);
-        match nums("valid_range") {
-            Some(r) if r.len() == 2 => {
-                min = Some(r[0]);
-                max = Some(r[1]);
-            }
-            _ => {
-                min = nums("valid_min").and_then(|v| v.first().copied()).or(min);
-                max = nums("valid_max").and_then(|v| v.first().copied()).or(max);
-            }
-        }
+        let (min, max) = match nums("valid_range") {
+            Some(r) if r.len() == 2 => (Some(r[0]), Some(r[1])),
+            _ => (
+                nums("valid_min").and_then(|v| v.first().copied()),
+                nums("valid_max").and_then(|v| v.first().copied()),
+            ),
+        };
         MaskRule { equal, min, max }
     }
 
@@ -592,18 +593,33 @@ impl Masked {
 }
 
 struct MaskRule {
-    equal: Vec<f64>,
-    min: Option<f64>,
-    max: Option<f64>,
+    equal: Vec<Src>,
+    min: Option<Src>,
+    max: Option<Src>,
+}
+
+/// Compare two values exactly: integers as integers, anything else as doubles.
+fn compare(a: Src, b: Src) -> Option<std::cmp::Ordering> {
+    let int = |s: Src| match s {
+        Src::I(v) => Some(i128::from(v)),
+        Src::U(v) => Some(i128::from(v)),
+        _ => None,
+    };
+    match (int(a), int(b)) {
+        (Some(x), Some(y)) => Some(x.cmp(&y)),
+        _ => a.as_f64().partial_cmp(&b.as_f64()),
+    }
 }
 
 impl MaskRule {
-    fn masks(&self, x: f64) -> bool {
+    fn masks(&self, x: Src) -> bool {
+        use std::cmp::Ordering::{Equal, Greater, Less};
+        let nan = x.as_f64().is_nan();
         self.equal
             .iter()
-            .any(|&e| e == x || (e.is_nan() && x.is_nan()))
-            || self.min.is_some_and(|m| x < m)
-            || self.max.is_some_and(|m| x > m)
+            .any(|&e| compare(x, e) == Some(Equal) || (nan && e.as_f64().is_nan()))
+            || self.min.is_some_and(|m| compare(x, m) == Some(Less))
+            || self.max.is_some_and(|m| compare(x, m) == Some(Greater))
     }
 }
 

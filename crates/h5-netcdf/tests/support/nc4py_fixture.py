@@ -79,6 +79,10 @@ for name, (code, rows, fill) in rec.items():
     base = np.arange(rows * 4).reshape(rows, 4)
     v[:rows, :] = (base * 3 + 1).astype(code)
 
+# The unlimited dimension second: shorter than the shared length along it.
+late = ds.createVariable("late", "i2", ("x", "time"), fill_value=-5)
+late[:, 0:2] = np.arange(8, dtype="i2").reshape(4, 2)
+
 # Packing and masking attributes (raw values are written with auto scaling off).
 p = ds.createVariable("packed", "i2", ("time", "x"), fill_value=-32767)
 p.set_auto_maskandscale(False)
