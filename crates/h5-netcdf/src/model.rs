@@ -1,25 +1,4 @@
-//! The netCDF-4 data model over HDF5, as netcdf-c builds it when it opens a file
-//! (`libhdf5/hdf5open.c`): groups, dimensions, variables and their attributes.
-//!
-//! * Every group is a netCDF group; its members are visited in link creation order when the
-//!   group tracks it (netcdf-c's files do), in name order otherwise.
-//! * A dataset whose `CLASS` attribute is `DIMENSION_SCALE` is a dimension named after its
-//!   link, of the dataset's current length, unlimited when its maximum size is; its
-//!   `_Netcdf4Dimid` attribute, when present, is its dimension id. When its `NAME` starts
-//!   with "This is a netCDF dimension but not a netCDF variable" it is only a dimension,
-//!   otherwise it is also the dimension's coordinate variable.
-//! * Every other dataset is a variable; a name starting with `_nc4_non_coord_` (a variable
-//!   with a dimension's name that is not its coordinate variable) loses that prefix.
-//! * A variable's dimensions are the ids of its `_Netcdf4Coordinates` attribute, or else
-//!   the scales its `DIMENSION_LIST` refers to, or else (a plain HDF5 dataset) phony
-//!   dimensions `phony_dim_N`, one per distinct length in the group, `N` the dimension id.
-//! * An unlimited dimension's length is shared: the largest current extent along it of the
-//!   scale and of every variable using it (in its group and the groups below), as
-//!   `nc_inq_dimlen` computes it; reads past a variable's own extent give its fill value.
-//! * Attributes are those of the group or dataset in creation order (name order when not
-//!   tracked), less those netcdf-c hides: `CLASS`, `NAME`, `REFERENCE_LIST`,
-//!   `DIMENSION_LIST`, `_Netcdf4Dimid`, `_Netcdf4Coordinates`, `_nc3_strict` and (in the
-//!   root group) `_NCProperties`.
+//! The netCDF-4 data model over HDF5 (documented on [`NcFile`]).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -102,7 +81,28 @@ pub(crate) struct VarInfo {
     pub(crate) coordinate: bool,
 }
 
-/// A netCDF-4 file.
+/// A netCDF-4 file: the data model over HDF5, as netcdf-c builds it when it opens a file
+/// (`libhdf5/hdf5open.c`): groups, dimensions, variables and their attributes.
+///
+/// * Every group is a netCDF group; its members are visited in link creation order when the
+///   group tracks it (netcdf-c's files do), in name order otherwise.
+/// * A dataset whose `CLASS` attribute is `DIMENSION_SCALE` is a dimension named after its
+///   link, of the dataset's current length, unlimited when its maximum size is; its
+///   `_Netcdf4Dimid` attribute, when present, is its dimension id. When its `NAME` starts
+///   with "This is a netCDF dimension but not a netCDF variable" it is only a dimension,
+///   otherwise it is also the dimension's coordinate variable.
+/// * Every other dataset is a variable; a name starting with `_nc4_non_coord_` (a variable
+///   with a dimension's name that is not its coordinate variable) loses that prefix.
+/// * A variable's dimensions are the ids of its `_Netcdf4Coordinates` attribute, or else
+///   the scales its `DIMENSION_LIST` refers to, or else (a plain HDF5 dataset) phony
+///   dimensions `phony_dim_N`, one per distinct length in the group, `N` the dimension id.
+/// * An unlimited dimension's length is shared: the largest current extent along it of the
+///   scale and of every variable using it (in its group and the groups below), as
+///   `nc_inq_dimlen` computes it; reads past a variable's own extent give its fill value.
+/// * Attributes are those of the group or dataset in creation order (name order when not
+///   tracked), less those netcdf-c hides: `CLASS`, `NAME`, `REFERENCE_LIST`,
+///   `DIMENSION_LIST`, `_Netcdf4Dimid`, `_Netcdf4Coordinates`, `_nc3_strict` and (in the
+///   root group) `_NCProperties`.
 #[derive(Clone, Debug)]
 pub struct NcFile {
     file: h5::File,
