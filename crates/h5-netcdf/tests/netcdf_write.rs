@@ -159,6 +159,71 @@ fn write_ours(path: &Path) -> h5_netcdf::Result<()> {
     w.close()
 }
 
+/// The second file of `nc4py_writer.py` (`write2`), written with h5-netcdf.
+fn write_ours2(path: &Path) -> h5_netcdf::Result<()> {
+    let mut w = NcWriter::create(path)?;
+    let root = w.root();
+    let g = Target::Group(root);
+    w.put_att(g, "empty", NcValue::text(""))?;
+    w.put_att(g, "a_i1", NcValue::Byte(vec![1, 2, 3]))?;
+    w.put_att(g, "a_u1", NcValue::UByte(vec![1, 2, 3]))?;
+    w.put_att(g, "a_i2", NcValue::Short(vec![1, 2, 3]))?;
+    w.put_att(g, "a_u2", NcValue::UShort(vec![1, 2, 3]))?;
+    w.put_att(g, "a_i4", NcValue::Int(vec![1, 2, 3]))?;
+    w.put_att(g, "a_u4", NcValue::UInt(vec![1, 2, 3]))?;
+    w.put_att(g, "a_i8", NcValue::Int64(vec![1, 2, 3]))?;
+    w.put_att(g, "a_u8", NcValue::UInt64(vec![1, 2, 3]))?;
+    w.put_att(g, "a_f4", NcValue::Float(vec![1.0, 2.0, 3.0]))?;
+    w.put_att(g, "a_f8", NcValue::Double(vec![1.0, 2.0, 3.0]))?;
+    let rec = w.def_dim(root, "rec", None)?;
+    let rec2 = w.def_dim(root, "rec2", None)?;
+    let n = w.def_dim(root, "n", Some(1000))?;
+    let m = w.def_dim(root, "m", Some(7))?;
+    let big = w.def_var(root, "big", NcType::Double, &[n, m])?;
+    w.def_var_deflate(big, true, Some(1))?;
+    let both = w.def_var(root, "both", NcType::Float, &[rec, rec2])?;
+    let r1 = w.def_var(root, "r1", NcType::UShort, &[rec])?;
+    let fills = [
+        ("f_i1", NcValue::Byte(vec![-3])),
+        ("f_u1", NcValue::UByte(vec![3])),
+        ("f_i2", NcValue::Short(vec![-300])),
+        ("f_u2", NcValue::UShort(vec![300])),
+        ("f_i4", NcValue::Int(vec![-70000])),
+        ("f_u4", NcValue::UInt(vec![70000])),
+        ("f_i8", NcValue::Int64(vec![-(1 << 40)])),
+        ("f_u8", NcValue::UInt64(vec![1 << 40])),
+        ("f_f4", NcValue::Float(vec![1.5])),
+        ("f_f8", NcValue::Double(vec![-2.5])),
+    ];
+    let mut fv = Vec::new();
+    for (name, f) in fills {
+        let v = w.def_var(root, name, f.nc_type(), &[m])?;
+        w.def_var_fill(v, Some(f))?;
+        fv.push(v);
+    }
+    let unwritten = w.def_var(root, "unwritten", NcType::Int, &[m])?;
+    w.put_att(
+        Target::Var(unwritten),
+        "note",
+        NcValue::text("never written"),
+    )?;
+    let sub = w.def_group(root, "sub")?;
+    let k = w.def_dim(sub, "k", Some(3))?;
+    let kv = w.def_var(sub, "k", NcType::Int, &[k])?;
+    let gv = w.def_var(sub, "gv", NcType::Double, &[rec, k])?;
+    w.def_var_deflate(gv, true, Some(4))?;
+    let values: Vec<f64> = (0..7000).map(f64::from).collect();
+    w.put_var(big, &values)?;
+    w.put_vara(both, &[0, 0], &[2, 3], &[0.0f32, 1.0, 2.0, 3.0, 4.0, 5.0])?;
+    w.put_vara(r1, &[0], &[2], &[1u16, 2])?;
+    for v in fv {
+        w.put_vara(v, &[0], &[2], &[7i32, 8])?;
+    }
+    w.put_var(kv, &[10i32, 20, 30])?;
+    w.put_vara(gv, &[0, 0], &[1, 3], &[1.0f64, 2.0, 3.0])?;
+    w.close()
+}
+
 fn run(exe: &Path, args: &[&str]) -> String {
     String::from_utf8(h5_oracle::run(exe, args, b"").expect("run")).unwrap()
 }
@@ -224,6 +289,53 @@ fn ncdump_and_netcdf4_python_read_our_file_as_their_own() {
         dt.lines().count(),
         special(&st).lines().count()
     );
+}
+
+#[test]
+fn second_file_default_chunks_every_attribute_type_and_fill() {
+    let (Some(py), Some(dump)) = (netcdf4(), ncdump()) else {
+        return;
+    };
+    let (a, b) = (dir("python2"), dir("ours2"));
+    let theirs = a.join("w2.nc");
+    let ours = b.join("w2.nc");
+    run(
+        &py,
+        &[
+            script().to_str().unwrap(),
+            "write2",
+            theirs.to_str().unwrap(),
+        ],
+    );
+    write_ours2(&ours).unwrap();
+    for flags in [&[][..], &["-s"][..]] {
+        let args = |f: &Path| -> Vec<String> {
+            flags
+                .iter()
+                .map(|s| s.to_string())
+                .chain([f.to_str().unwrap().to_string()])
+                .collect()
+        };
+        let t = args(&theirs);
+        let o = args(&ours);
+        let dt = run(&dump, &t.iter().map(String::as_str).collect::<Vec<_>>());
+        let d_ours = run(&dump, &o.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(special(&d_ours), special(&dt), "ncdump {flags:?} differs");
+        eprintln!(
+            "ncdump {flags:?}: {} lines identical",
+            special(&dt).lines().count()
+        );
+    }
+    let cmp = run(
+        &py,
+        &[
+            script().to_str().unwrap(),
+            "compare",
+            theirs.to_str().unwrap(),
+            ours.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(cmp.trim(), "equal", "{cmp}");
 }
 
 #[test]

@@ -1,7 +1,7 @@
 """The file tests/netcdf_write.rs also writes with h5-netcdf's writer, written here by
 netCDF4-python; and the comparison of two files as netCDF4-python reads them.
 
-Usage: python3 nc4py_writer.py write OUT.nc
+Usage: python3 nc4py_writer.py write OUT.nc   (or write2: the second file)
        python3 nc4py_writer.py compare A.nc B.nc   (prints "equal" or the differences)
 """
 
@@ -81,6 +81,46 @@ def write(out):
     ds.close()
 
 
+def write2(out):
+    """Default chunk sizes, every attribute type, explicit fill values of every type, two
+    unlimited dimensions, a coordinate variable in a group, an empty text attribute, and
+    variables never written."""
+    ds = netCDF4.Dataset(out, "w", format="NETCDF4")
+    ds.empty = ""
+    for code in ["i1", "u1", "i2", "u2", "i4", "u4", "i8", "u8", "f4", "f8"]:
+        ds.setncattr("a_" + code, np.array([1, 2, 3], dtype=code))
+    ds.createDimension("rec", None)
+    ds.createDimension("rec2", None)
+    ds.createDimension("n", 1000)
+    ds.createDimension("m", 7)
+    big = ds.createVariable("big", "f8", ("n", "m"), zlib=True, complevel=1)
+    big.set_auto_maskandscale(False)
+    big[:] = np.arange(7000.0).reshape(1000, 7)
+    both = ds.createVariable("both", "f4", ("rec", "rec2"))
+    both.set_auto_maskandscale(False)
+    both[0:2, 0:3] = np.arange(6.0).reshape(2, 3)
+    r1 = ds.createVariable("r1", "u2", ("rec",))
+    r1.set_auto_maskandscale(False)
+    r1[0:2] = [1, 2]  # no longer than "both" (netcdf-c misreads past a second unlimited dimension)
+    fills = {"i1": -3, "u1": 3, "i2": -300, "u2": 300, "i4": -70000, "u4": 70000,
+             "i8": -(2**40), "u8": 2**40, "f4": 1.5, "f8": -2.5}
+    for code, f in fills.items():
+        v = ds.createVariable("f_" + code, code, ("m",), fill_value=f)
+        v.set_auto_maskandscale(False)
+        v[0:2] = np.array([7, 8], dtype=code)
+    unwritten = ds.createVariable("unwritten", "i4", ("m",))
+    unwritten.note = "never written"
+    g = ds.createGroup("sub")
+    g.createDimension("k", 3)
+    k = g.createVariable("k", "i4", ("k",))
+    k.set_auto_maskandscale(False)
+    k[:] = [10, 20, 30]
+    gv = g.createVariable("gv", "f8", ("rec", "k"), zlib=True)
+    gv.set_auto_maskandscale(False)
+    gv[0:1, :] = [[1.0, 2.0, 3.0]]
+    ds.close()
+
+
 def compare(a, b):
     A = netCDF4.Dataset(a)
     B = netCDF4.Dataset(b)
@@ -140,5 +180,7 @@ def compare(a, b):
 
 if sys.argv[1] == "write":
     write(sys.argv[2])
+elif sys.argv[1] == "write2":
+    write2(sys.argv[2])
 else:
     compare(sys.argv[2], sys.argv[3])
