@@ -33,7 +33,7 @@
 //! [`ErrorKind::Range`]. [`Rules::Strict`] (earlier versions' reading) also refuses NaN and
 //! infinities as integers and 2^63 as `int64`, and accepts ±infinity as `float`.
 //! [`Variable::read_text`] reads `char` variables, [`Variable::read_strings`] `string`
-//! ones.
+//! ones, by the same forms and with the same fill past a variable's own extent.
 //!
 //! **Masking and unpacking** on request ([`Variable::read_masked`], [`MaskScale`]):
 //! netCDF4-python's automatic mask (`_FillValue`, `missing_value`, `valid_min`, `valid_max`,
@@ -57,8 +57,7 @@
 //!   which misplaces both (netCDF4-python shows the same); we put each value at its index;
 //! * a variable never written whose HDF5 fill time is "never" reads as zeros (netcdf-c
 //!   returns uninitialised memory);
-//! * [`Variable::read_strings`] and [`Variable::read_text`] stop at the variable's own
-//!   extent (`NC_EEDGE` past it) instead of returning fill values;
+//! * a string never written, which netcdf-c returns as a NULL pointer, reads as "";
 //! * the writer writes superblock version 3 (netcdf-c 2), an `_NCProperties` that names this
 //!   crate, and a string variable's fill value as the HDF5 default (h5-io's writer has no
 //!   variable-length fill values), which `ncdump -s` shows as `_NoFill = "true"`; it does

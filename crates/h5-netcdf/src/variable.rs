@@ -294,14 +294,7 @@ impl Variable {
                 ),
             ));
         }
-        let logical = self.shape();
-        let rank = logical.len();
-        let space = if rank == 0 {
-            self.ds.dataspace().clone()
-        } else {
-            Dataspace::simple(&logical).map_err(Error::selection)?
-        };
-        nc_access(&space, form, NcMode::Read).map_err(Error::selection)?;
+        let logical = self.check_access(form)?;
         match &ty {
             NcType::String => {
                 return Err(Error::new(
@@ -320,7 +313,18 @@ impl Variable {
             }
             _ => {}
         }
-        let (start, count, stride) = section(&form, &logical);
+        let (plan, raw, inside) = self.read_inside(form, &logical)?;
+        let read = crate::types::decode_srcs(&ty, self.ds.datatype(), &raw)?;
+        let fill = self.fill_src().unwrap_or(crate::convert::Src::I(0));
+        Ok((expand(read, fill, &inside, &plan.count), plan))
+    }
+
+    /// The plan of a checked access on the netCDF shape `logical`, the raw bytes of the
+    /// part inside the stored dataset (packed), and how many steps along each dimension that
+    /// part has (a scalar: the whole of it).
+    fn read_inside(&self, form: NcForm<'_>, logical: &[u64]) -> Result<(Plan, Vec<u8>, Vec<u64>)> {
+        let rank = logical.len();
+        let (start, count, stride) = section(&form, logical);
         let imap = match form {
             NcForm::Mapped { imap: Some(m), .. } => Some(m.to_vec()),
             _ => None,
@@ -331,10 +335,9 @@ impl Variable {
             stride: stride.clone(),
             imap,
         };
-        let dt = self.ds.datatype();
         if rank == 0 {
             let (raw, _) = self.ds.read_raw()?;
-            return Ok((crate::types::decode_srcs(&ty, dt, &raw)?, plan));
+            return Ok((plan, raw, Vec::new()));
         }
         let stored = self.ds.shape();
         // Along each dimension, how many of the strided steps land inside the dataset.
@@ -357,30 +360,19 @@ impl Variable {
                     .map_err(Error::selection)?;
             self.ds.read_raw_selection(&sel, &MemoryMap::packed(n))?
         };
-        let read = crate::types::decode_srcs(&ty, dt, &raw)?;
-        if inside == count {
-            return Ok((read, plan));
-        }
-        let fill = self.fill_src().unwrap_or(crate::convert::Src::I(0));
-        let total: u64 = count.iter().product();
-        let mut out = Vec::with_capacity(usize::try_from(total).unwrap_or(0));
-        let mut it = read.into_iter();
-        let mut idx = vec![0u64; rank];
-        for _ in 0..total {
-            if idx.iter().zip(&inside).all(|(i, k)| i < k) {
-                out.push(it.next().unwrap_or(fill));
-            } else {
-                out.push(fill);
-            }
-            for k in (0..rank).rev() {
-                idx[k] += 1;
-                if idx[k] < count[k] {
-                    break;
-                }
-                idx[k] = 0;
-            }
-        }
-        Ok((out, plan))
+        Ok((plan, raw, inside))
+    }
+
+    /// Check an access against the variable's netCDF shape (shared unlimited lengths).
+    fn check_access(&self, form: NcForm<'_>) -> Result<Vec<u64>> {
+        let logical = self.shape();
+        let space = if logical.is_empty() {
+            self.ds.dataspace().clone()
+        } else {
+            Dataspace::simple(&logical).map_err(Error::selection)?
+        };
+        nc_access(&space, form, NcMode::Read).map_err(Error::selection)?;
+        Ok(logical)
     }
 
     /// Read as doubles with netCDF4-python's automatic masking and unpacking, each on
@@ -515,12 +507,11 @@ impl Variable {
                     format!("the variable is {dt}, not a string variable"),
                 ));
             }
-            let acc =
-                nc_access(self.ds.dataspace(), form, NcMode::Read).map_err(h5_io::Error::from)?;
-            let raw = self.ds.read_raw_selection(&acc.file, &acc.memory)?;
+            let logical = self.check_access(form)?;
+            let (plan, raw, inside) = self.read_inside(form, &logical)?;
             let bytes = string_bytes(self.ds.file(), dt, &raw)
                 .map_err(|e| Error::new(ErrorKind::Io, e.to_string()))?;
-            bytes
+            let read = bytes
                 .into_iter()
                 .enumerate()
                 .map(|(i, b)| {
@@ -531,7 +522,13 @@ impl Variable {
                         )
                     })
                 })
-                .collect()
+                .collect::<Result<Vec<String>>>()?;
+            let fill = match self.attribute("_FillValue") {
+                Some(crate::NcValue::Strings(s)) if s.len() == 1 => s[0].clone(),
+                _ => String::new(),
+            };
+            let all = expand(read, fill, &inside, &plan.count);
+            Ok(plan.place(all, String::new()).0)
         };
         f().map_err(|e| e.at(self.path()))
     }
@@ -545,12 +542,45 @@ impl Variable {
                     format!("the variable is {}, not text", self.ds.datatype()),
                 ));
             }
-            let acc =
-                nc_access(self.ds.dataspace(), form, NcMode::Read).map_err(h5_io::Error::from)?;
-            Ok(self.ds.read_raw_selection(&acc.file, &acc.memory)?)
+            let logical = self.check_access(form)?;
+            let (plan, raw, inside) = self.read_inside(form, &logical)?;
+            let fill = match self.attribute("_FillValue") {
+                Some(crate::NcValue::Char(b)) => b.first().copied().unwrap_or(0),
+                _ => 0,
+            };
+            let all = expand(raw, fill, &inside, &plan.count);
+            Ok(plan.place(all, fill).0)
         };
         f().map_err(|e| e.at(self.path()))
     }
+}
+
+/// The values of an access in packed order: those read (`inside` steps along each
+/// dimension) where they are, `fill` past them.
+fn expand<U: Clone>(read: Vec<U>, fill: U, inside: &[u64], count: &[u64]) -> Vec<U> {
+    if inside == count || count.is_empty() {
+        return read;
+    }
+    let rank = count.len();
+    let total: u64 = count.iter().product();
+    let mut out = Vec::with_capacity(usize::try_from(total).unwrap_or(0));
+    let mut it = read.into_iter();
+    let mut idx = vec![0u64; rank];
+    for _ in 0..total {
+        if idx.iter().zip(inside).all(|(i, k)| i < k) {
+            out.push(it.next().unwrap_or_else(|| fill.clone()));
+        } else {
+            out.push(fill.clone());
+        }
+        for k in (0..rank).rev() {
+            idx[k] += 1;
+            if idx[k] < count[k] {
+                break;
+            }
+            idx[k] = 0;
+        }
+    }
+    out
 }
 
 /// Which of netCDF4-python's automatic conversions [`Variable::read_masked`] applies.
@@ -646,7 +676,7 @@ impl Plan {
 
     /// Place packed values by the map (gaps hold `gap`); with the position of each value
     /// when it moved.
-    fn place<U: Copy>(&self, values: Vec<U>, gap: U) -> (Vec<U>, Option<Vec<usize>>) {
+    fn place<U: Clone>(&self, values: Vec<U>, gap: U) -> (Vec<U>, Option<Vec<usize>>) {
         let Some(m) = &self.imap else {
             return (values, None);
         };

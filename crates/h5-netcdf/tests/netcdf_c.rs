@@ -409,6 +409,84 @@ fn compare_accesses(py: &Path, file: &Path, few: bool, tally: &mut Tally) {
     each_type!(i8, u8, i16, u16, i32, u32, i64, u64, f32, f64);
 }
 
+/// Text and strings: every form through `read_text` and `read_strings` against
+/// `nc_get_*_text` and `nc_get_*_string`.
+fn compare_text(py: &Path, file: &Path, tally: &mut Tally) {
+    let nc = NcFile::open(file).unwrap();
+    let mut plan: Vec<(String, String, h5_netcdf::Variable, Form, &str)> = Vec::new();
+    let mut groups = vec![nc.root()];
+    while let Some(g) = groups.pop() {
+        for name in g.variable_names() {
+            let v = g.variable(name).unwrap();
+            let kind = match v.nc_type() {
+                h5_netcdf::NcType::Char => "text",
+                h5_netcdf::NcType::String => "string",
+                _ => continue,
+            };
+            for f in forms(&v.shape()) {
+                plan.push((g.path().to_string(), name.to_string(), v.clone(), f, kind));
+            }
+        }
+        groups.extend(g.groups());
+    }
+    let requests: Vec<String> = plan
+        .iter()
+        .map(|(g, n, _, f, k)| f.request(g, n, k))
+        .collect();
+    let lines = oracle(py, file, &requests);
+    let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+    for ((_, _, v, f, kind), line) in plan.iter().zip(&lines) {
+        tally.checks += 1;
+        let (status, vals) = line.split_once('\t').unwrap_or((line, ""));
+        let want_status: i32 = status.parse().unwrap();
+        let got: std::result::Result<Vec<String>, h5_netcdf::Error> = if *kind == "text" {
+            v.read_text(f.nc())
+                .map(|b| b.iter().map(|c| hex(&[*c])).collect())
+        } else {
+            v.read_strings(f.nc()).map(|s| {
+                s.iter()
+                    .map(|x| format!("s{}", hex(x.as_bytes())))
+                    .collect()
+            })
+        };
+        let what = format!("{} {f:?} as {kind}", v.path());
+        match got {
+            Err(e) => {
+                if e.nc_status() != Some(want_status) {
+                    tally.failures.push(format!(
+                        "{what}: {e} ({:?}), netcdf-c {want_status}",
+                        e.nc_status()
+                    ));
+                }
+            }
+            Ok(values) => {
+                if want_status != 0 {
+                    tally
+                        .failures
+                        .push(format!("{what}: read, netcdf-c {want_status}"));
+                    continue;
+                }
+                let want: Vec<&str> = if vals.is_empty() {
+                    Vec::new()
+                } else {
+                    vals.split(',').collect()
+                };
+                let same = values.len() == want.len()
+                    && values
+                        .iter()
+                        .zip(&want)
+                        .all(|(g, w)| *w == "x" || g == w || (*w == "none" && g == "s"));
+                tally.values += values.len();
+                if !same {
+                    tally
+                        .failures
+                        .push(format!("{what}: {values:?}, netcdf-c {want:?}"));
+                }
+            }
+        }
+    }
+}
+
 /// An attribute as the oracle prints it: `type:values`.
 fn same_attr(ours: &NcValue, theirs: &str) -> bool {
     let Some((ty, vals)) = theirs.split_once(':') else {
@@ -562,6 +640,7 @@ fn netcdf4_python_file_agrees_with_netcdf_c() {
     let mut t = Tally::default();
     compare_model(&py, &file, &mut t);
     compare_accesses(&py, &file, false, &mut t);
+    compare_text(&py, &file, &mut t);
     report("netCDF4-python fixture", &t);
     assert!(t.failures.is_empty(), "{} disagreements", t.failures.len());
     assert!(t.values > 5000, "{} values compared", t.values);
@@ -698,6 +777,7 @@ fn netcdf_c_test_files_agree_with_netcdf_c() {
         let at = std::time::Instant::now();
         compare_model(&py, f, &mut t);
         compare_accesses(&py, f, true, &mut t);
+        compare_text(&py, f, &mut t);
         eprintln!("{}: {:?}", f.display(), at.elapsed());
     }
     report(&format!("{} netcdf-c test files", files.len()), &t);

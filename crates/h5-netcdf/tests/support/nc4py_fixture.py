@@ -114,6 +114,14 @@ s[0] = "one"
 s[1] = "two"
 s[2] = "\u00e9t\u00e9"
 
+# Text and strings shorter than the unlimited dimension.
+rc = ds.createVariable("rec_chars", "S1", ("time", "strlen"))
+rc[0:2, :] = netCDF4.stringtochar(np.array(["ab", "cdefg"], dtype="S5"))
+rs = ds.createVariable("rec_strings", str, ("time",))
+rs[0] = "first"
+rs[1] = ""
+rs[2] = "third"
+
 # User types.
 et = ds.createEnumType(np.uint8, "cloud_t", {"clear": 0, "cumulus": 1, "stratus": 2, "missing": 255})
 e = ds.createVariable("cloud", et, ("x",), fill_value=255)

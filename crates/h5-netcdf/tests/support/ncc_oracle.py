@@ -7,7 +7,8 @@ tab-separated). Without LIBNETCDF, the library is found beside netCDF4's package
 
 "get GROUP VAR FORM START COUNT STRIDE IMAP TYPE": FORM one of var, var1, vara, vars, varm
 (nc_get_FORM_TYPE); START.. comma-separated ("-" when unused; "" is written "."); TYPE one of
-schar uchar short ushort int uint longlong ulonglong float double. Prints
+schar uchar short ushort int uint longlong ulonglong float double text string (text:
+each character in hex; string: each string in hex after an "s", "none" for NULL). Prints
 "STATUS<TAB>values" (values in memory order, "x" where a mapped read does not reach).
 "model GROUP": the group's dimensions (name:len:unlimited, by nc_inq_dimids without
 parents), then its variables (name(dim,dim) type), then its attributes (name=values), then
@@ -40,7 +41,7 @@ nc = C.CDLL(sys.argv[2] if len(sys.argv) > 2 else find_lib())
 TYPES = {
     "schar": C.c_byte, "uchar": C.c_ubyte, "short": C.c_short, "ushort": C.c_ushort,
     "int": C.c_int, "uint": C.c_uint, "longlong": C.c_longlong, "ulonglong": C.c_ulonglong,
-    "float": C.c_float, "double": C.c_double,
+    "float": C.c_float, "double": C.c_double, "text": C.c_char, "string": C.c_char_p,
 }
 NC_TYPE_NAMES = {1: "byte", 2: "char", 3: "short", 4: "int", 5: "float", 6: "double",
                  7: "ubyte", 8: "ushort", 9: "uint", 10: "int64", 11: "uint64", 12: "string"}
@@ -71,6 +72,10 @@ def ints(s):
 
 
 def fmt(v, t):
+    if t == "text":
+        return v.hex()
+    if t == "string":
+        return "none" if v is None else "s" + v.hex()
     if t in ("float", "double"):
         return repr(float(v))
     return str(int(v))
