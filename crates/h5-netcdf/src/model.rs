@@ -224,7 +224,9 @@ impl NcFile {
                         let scale = text_attr(&ds, "CLASS")
                             .is_some_and(|c| c.starts_with("DIMENSION_SCALE"));
                         let mut coordinate = false;
-                        if scale && ds.shape().len() <= 1 {
+                        // A scale of rank 2 or more is netcdf-c's multidimensional
+                        // coordinate variable: the dimension is its first.
+                        if scale {
                             let did = self.dims.len();
                             let dimid = ds
                                 .attr("_Netcdf4Dimid")
@@ -498,6 +500,13 @@ impl NcFile {
     /// The dimension `name` visible in the root group.
     pub fn dimension(&self, name: &str) -> Result<Dimension> {
         self.root().dimension(name)
+    }
+
+    /// The root group's `_NCProperties` (the library versions that wrote the file), when
+    /// present.
+    pub fn properties(&self) -> Option<String> {
+        let a = self.reader.root().ok()?.attr("_NCProperties").ok()?;
+        attribute_value(&a).ok()?.as_text()
     }
 
     /// The global attributes (the root group's).

@@ -11,8 +11,10 @@
 //! * every group tracks and indexes the creation order of its links and attributes (the
 //!   order netcdf-c reads variables and attributes in), every dataset that of its
 //!   attributes; the root has `_NCProperties`;
-//! * a dimension with a coordinate variable (a variable of the dimension's name whose first
-//!   dimension it is) is that variable's dataset; any other is a dataset of the dimension's
+//! * a dimension with a coordinate variable (a one-dimensional variable of the dimension's
+//!   name over it) is that variable's dataset (netcdf-c also makes a multidimensional
+//!   variable whose first dimension has its name a scale; here it is a `_nc4_non_coord_`
+//!   variable, which reads the same); any other is a dataset of the dimension's
 //!   name, big-endian `float`, unallocated, whose `NAME` is "This is a netCDF dimension but
 //!   not a netCDF variable" and the length in ten places (an unlimited one chunked by 1 and
 //!   of length 0, never extended: readers take the longest variable); a variable with a
@@ -353,13 +355,13 @@ impl NcWriter {
             }
         }
         let id = self.vars.len();
-        // A coordinate variable: the group's dimension of that name is its first.
+        // A coordinate variable: one-dimensional, over the group's dimension of its name.
         if let Some(&d) = self.groups[group.0]
             .dims
             .iter()
             .find(|&&d| self.dims[d].name == name)
         {
-            if dims.first() == Some(&DimId(d)) {
+            if dims == [DimId(d)] {
                 self.dims[d].coord = Some(id);
             }
         }

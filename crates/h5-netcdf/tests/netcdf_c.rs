@@ -14,6 +14,9 @@ use std::sync::OnceLock;
 
 use h5_netcdf::{MaskScale, NcFile, NcForm, NcGroup, NcValue, Numeric};
 
+#[path = "support/ours.rs"]
+mod ours;
+
 /// python3 with netCDF4 importable.
 fn netcdf4() -> Option<PathBuf> {
     let found = (|| {
@@ -644,6 +647,41 @@ fn netcdf4_python_file_agrees_with_netcdf_c() {
     report("netCDF4-python fixture", &t);
     assert!(t.failures.is_empty(), "{} disagreements", t.failures.len());
     assert!(t.values > 5000, "{} values compared", t.values);
+}
+
+/// The writer's files and netCDF4-python's same files: netcdf-c reads each as h5-netcdf
+/// does (model, every form, every type, text and strings).
+#[test]
+fn written_files_agree_with_netcdf_c() {
+    let Some(py) = netcdf4() else { return };
+    let dir = scratch().join(format!("written-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let writer = support("nc4py_writer.py");
+    let mut t = Tally::default();
+    for (cmd, ours) in [
+        (
+            "write",
+            ours::write_ours as fn(&Path) -> h5_netcdf::Result<()>,
+        ),
+        ("write2", ours::write_ours2),
+    ] {
+        let theirs = dir.join(format!("{cmd}-python.nc"));
+        h5_oracle::run(
+            &py,
+            &[writer.to_str().unwrap(), cmd, theirs.to_str().unwrap()],
+            b"",
+        )
+        .expect("nc4py_writer.py");
+        let mine = dir.join(format!("{cmd}-ours.nc"));
+        ours(&mine).unwrap();
+        for f in [&theirs, &mine] {
+            compare_model(&py, f, &mut t);
+            compare_accesses(&py, f, true, &mut t);
+            compare_text(&py, f, &mut t);
+        }
+    }
+    report("written files (ours and netCDF4-python's)", &t);
+    assert!(t.failures.is_empty(), "{} disagreements", t.failures.len());
 }
 
 /// `read_masked` against netCDF4-python's auto mask and scale, each alone and both, on

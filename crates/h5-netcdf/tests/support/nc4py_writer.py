@@ -108,6 +108,10 @@ def write2(out):
         v = ds.createVariable("f_" + code, code, ("m",), fill_value=f)
         v.set_auto_maskandscale(False)
         v[0:2] = np.array([7, 8], dtype=code)
+    # A multidimensional variable with its first dimension's name (netcdf-c: a scale).
+    mm = ds.createVariable("m", "i1", ("m", "m"))
+    mm.set_auto_maskandscale(False)
+    mm[:] = np.arange(49, dtype="i1").reshape(7, 7)
     unwritten = ds.createVariable("unwritten", "i4", ("m",))
     unwritten.note = "never written"
     g = ds.createGroup("sub")
