@@ -69,6 +69,8 @@ pub(crate) struct GroupInfo {
     pub(crate) dims: Vec<usize>,
     pub(crate) vars: Vec<usize>,
     pub(crate) attrs: Vec<Attribute>,
+    /// The user-defined types (committed datatypes), in reading order.
+    pub(crate) types: Vec<(String, Datatype)>,
 }
 
 #[derive(Clone, Debug)]
@@ -199,6 +201,7 @@ impl NcFile {
                 dims: Vec::new(),
                 vars: Vec::new(),
                 attrs,
+                types: Vec::new(),
             });
             if let Some(p) = parent {
                 self.groups[p].children.push(gid);
@@ -261,6 +264,10 @@ impl NcFile {
                             coordinate,
                         });
                         self.groups[gid].vars.push(vid);
+                    }
+                    h5_io::ObjectKind::Datatype => {
+                        let dt = g.datatype(&l.name)?.datatype().clone();
+                        self.groups[gid].types.push((l.name.clone(), dt));
                     }
                     _ => {}
                 }
@@ -699,6 +706,12 @@ impl<'a> NcGroup<'a> {
             .iter()
             .find(|a| a.name == name)
             .map(|a| &a.value)
+    }
+
+    /// The user-defined types of the group (enum, compound, opaque, variable-length: its
+    /// committed datatypes), by name, in netcdf-c's order.
+    pub fn types(&self) -> &'a [(String, Datatype)] {
+        &self.nc.groups[self.id].types
     }
 
     /// The variable types netCDF would report (`NcType`) for each variable, in id order.

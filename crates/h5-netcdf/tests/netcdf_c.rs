@@ -346,9 +346,16 @@ fn check_one<T: Dest>(p: &Planned, line: &str, tally: &mut Tally) {
     }
 }
 
-/// Every variable of every group, every form (`few`: fewer), every destination type.
-fn compare_accesses(py: &Path, file: &Path, few: bool, tally: &mut Tally) {
+/// The model, every form of every type, text and strings, of one file.
+fn compare_all(py: &Path, file: &Path, few: bool, tally: &mut Tally) {
     let nc = NcFile::open(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    compare_model(py, file, &nc, tally);
+    compare_accesses(py, file, &nc, few, tally);
+    compare_text(py, file, &nc, tally);
+}
+
+/// Every variable of every group, every form (`few`: fewer), every destination type.
+fn compare_accesses(py: &Path, file: &Path, nc: &NcFile, few: bool, tally: &mut Tally) {
     let mut plan: Vec<Planned> = Vec::new();
     let mut groups = vec![nc.root()];
     while let Some(g) = groups.pop() {
@@ -414,8 +421,7 @@ fn compare_accesses(py: &Path, file: &Path, few: bool, tally: &mut Tally) {
 
 /// Text and strings: every form through `read_text` and `read_strings` against
 /// `nc_get_*_text` and `nc_get_*_string`.
-fn compare_text(py: &Path, file: &Path, tally: &mut Tally) {
-    let nc = NcFile::open(file).unwrap();
+fn compare_text(py: &Path, file: &Path, nc: &NcFile, tally: &mut Tally) {
     let mut plan: Vec<(String, String, h5_netcdf::Variable, Form, &str)> = Vec::new();
     let mut groups = vec![nc.root()];
     while let Some(g) = groups.pop() {
@@ -523,8 +529,7 @@ fn same_attr(ours: &NcValue, theirs: &str) -> bool {
 
 /// Dimensions, variables (names, dimension names, types, attributes), global attributes and
 /// subgroups of every group.
-fn compare_model(py: &Path, file: &Path, tally: &mut Tally) {
-    let nc = NcFile::open(file).unwrap();
+fn compare_model(py: &Path, file: &Path, nc: &NcFile, tally: &mut Tally) {
     let mut all: Vec<NcGroup<'_>> = Vec::new();
     let mut stack = vec![nc.root()];
     while let Some(g) = stack.pop() {
@@ -539,9 +544,18 @@ fn compare_model(py: &Path, file: &Path, tally: &mut Tally) {
             .skip(1)
             .map(|s| s.split('\t').filter(|x| !x.is_empty()).collect())
             .collect();
-        let [dims, vars, atts, subs] = &sections[..] else {
+        let [dims, vars, atts, subs, types] = &sections[..] else {
             panic!("{line}");
         };
+        tally.checks += 1;
+        let ours: Vec<&str> = g.types().iter().map(|(n, _)| n.as_str()).collect();
+        if &ours != types {
+            tally.failures.push(format!(
+                "{}: group {}: types {ours:?}, netcdf-c {types:?}",
+                file.display(),
+                g.path()
+            ));
+        }
         let where_ = format!("{}: group {}", file.display(), g.path());
         tally.checks += 1;
         let ours: Vec<String> = g
@@ -641,9 +655,7 @@ fn netcdf4_python_file_agrees_with_netcdf_c() {
     let Some(py) = netcdf4() else { return };
     let file = nc4py_fixture(&py);
     let mut t = Tally::default();
-    compare_model(&py, &file, &mut t);
-    compare_accesses(&py, &file, false, &mut t);
-    compare_text(&py, &file, &mut t);
+    compare_all(&py, &file, false, &mut t);
     report("netCDF4-python fixture", &t);
     assert!(t.failures.is_empty(), "{} disagreements", t.failures.len());
     assert!(t.values > 5000, "{} values compared", t.values);
@@ -675,9 +687,7 @@ fn written_files_agree_with_netcdf_c() {
         let mine = dir.join(format!("{cmd}-ours.nc"));
         ours(&mine).unwrap();
         for f in [&theirs, &mine] {
-            compare_model(&py, f, &mut t);
-            compare_accesses(&py, f, true, &mut t);
-            compare_text(&py, f, &mut t);
+            compare_all(&py, f, true, &mut t);
         }
     }
     report("written files (ours and netCDF4-python's)", &t);
@@ -812,11 +822,7 @@ fn netcdf_c_test_files_agree_with_netcdf_c() {
     files.sort();
     let mut t = Tally::default();
     for f in &files {
-        let at = std::time::Instant::now();
-        compare_model(&py, f, &mut t);
-        compare_accesses(&py, f, true, &mut t);
-        compare_text(&py, f, &mut t);
-        eprintln!("{}: {:?}", f.display(), at.elapsed());
+        compare_all(&py, f, true, &mut t);
     }
     report(&format!("{} netcdf-c test files", files.len()), &t);
     assert!(t.failures.is_empty(), "{} disagreements", t.failures.len());

@@ -12,7 +12,8 @@ each character in hex; string: each string in hex after an "s", "none" for NULL)
 "STATUS<TAB>values" (values in memory order, "x" where a mapped read does not reach).
 "model GROUP": the group's dimensions (name:len:unlimited, by nc_inq_dimids without
 parents), then its variables (name(dim,dim) type), then its attributes (name=values), then
-its subgroups, one field each, tab-separated after a "|" per section.
+its subgroups, then its user-defined types, one field each, tab-separated after a "|" per
+section.
 """
 
 import ctypes as C
@@ -169,7 +170,15 @@ def model(path):
         buf = C.create_string_buffer(1024)
         nc.nc_inq_grpname(gids[i], buf)
         subs.append(buf.value.decode())
-    return "\t".join(["|"] + dims + ["|"] + vars_ + ["|"] + ga + ["|"] + subs)
+    nt = C.c_int()
+    tids = (C.c_int * 1024)()
+    nc.nc_inq_typeids(gid, C.byref(nt), tids)
+    types = []
+    for i in range(nt.value):
+        buf = C.create_string_buffer(1024)
+        nc.nc_inq_type(gid, tids[i], buf, None)
+        types.append(buf.value.decode())
+    return "\t".join(["|"] + dims + ["|"] + vars_ + ["|"] + ga + ["|"] + subs + ["|"] + types)
 
 
 for line in sys.stdin:
