@@ -329,6 +329,31 @@ impl Variable {
             NcForm::Mapped { imap: Some(m), .. } => Some(m.to_vec()),
             _ => None,
         };
+        // The values an access returns (and, mapped, the memory it spans) are bounded like
+        // any selection, before anything is allocated.
+        let limit = h5::low_level::format::limits::MAX_SELECTION_ELEMENTS;
+        let total = count
+            .iter()
+            .try_fold(1u64, |a, &c| a.checked_mul(c))
+            .filter(|&t| t <= limit);
+        let span = match &imap {
+            Some(m) => count
+                .iter()
+                .zip(m)
+                .try_fold(1u64, |a, (&c, &m)| {
+                    c.saturating_sub(1)
+                        .checked_mul(m)
+                        .and_then(|x| x.checked_add(a))
+                })
+                .filter(|&t| t <= limit),
+            None => total,
+        };
+        if total.is_none() || span.is_none() {
+            return Err(Error::new(
+                ErrorKind::Invalid,
+                format!("the access reaches more than {limit} elements"),
+            ));
+        }
         let plan = Plan {
             start: start.clone(),
             count: count.clone(),

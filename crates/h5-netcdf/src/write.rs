@@ -899,7 +899,10 @@ impl NcWriter {
             self.w.resize(id, &shape).map_err(werr)?;
             self.vars[v.0].shape = shape.clone();
         }
-        let n: u64 = count.iter().product();
+        let n = count
+            .iter()
+            .try_fold(1u64, |a, &c| a.checked_mul(c))
+            .ok_or_else(|| invalid("the section's element count overflows"))?;
         let space = Dataspace::simple(&shape).map_err(Error::selection)?;
         let sel =
             Selection::hyperslab(&space, start, None, count, None).map_err(Error::selection)?;
@@ -975,12 +978,12 @@ impl NcWriter {
             .map(|&d| self.dims[d].len.unwrap_or(0))
             .collect();
         if let Some(k) = var.dims.iter().position(|&d| self.dims[d].len.is_none()) {
-            let rest: u64 = count
+            let rest = count
                 .iter()
                 .enumerate()
                 .filter(|&(i, _)| i != k)
-                .map(|(_, c)| *c)
-                .product();
+                .try_fold(1u64, |a, (_, &c)| a.checked_mul(c))
+                .unwrap_or(0);
             if var
                 .dims
                 .iter()
