@@ -21,8 +21,14 @@ pub fn install() -> Result {
             c.arg("apt-get");
             c
         };
-        c.args(["install", "-y", "-qq", "--no-install-recommends", APT_PACKAGE])
-            .env("DEBIAN_FRONTEND", "noninteractive");
+        c.args([
+            "install",
+            "-y",
+            "-qq",
+            "--no-install-recommends",
+            APT_PACKAGE,
+        ])
+        .env("DEBIAN_FRONTEND", "noninteractive");
         run(&mut c)?;
     }
     let installed = Command::new("python3")
