@@ -14,21 +14,26 @@ const APT_PACKAGE: &str = "netcdf-bin";
 /// Install netCDF4-python and `ncdump` when missing.
 pub fn install() -> Result {
     if !on_path("ncdump") {
-        let mut c = if is_root() {
-            Command::new("apt-get")
-        } else {
-            let mut c = Command::new("sudo");
-            c.arg("apt-get");
+        let apt = || {
+            let mut c = if is_root() {
+                Command::new("apt-get")
+            } else {
+                let mut c = Command::new("sudo");
+                c.arg("apt-get");
+                c
+            };
+            c.env("DEBIAN_FRONTEND", "noninteractive");
             c
         };
+        run(apt().args(["update", "-qq"]))?;
+        let mut c = apt();
         c.args([
             "install",
             "-y",
             "-qq",
             "--no-install-recommends",
             APT_PACKAGE,
-        ])
-        .env("DEBIAN_FRONTEND", "noninteractive");
+        ]);
         run(&mut c)?;
     }
     let installed = Command::new("python3")
