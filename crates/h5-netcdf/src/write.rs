@@ -1066,3 +1066,35 @@ impl NcWriter {
         self.w.close().map_err(werr)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Default chunk sizes netCDF4-python 1.7.5.1 (netcdf-c 4.10.1) reports through
+    /// `Variable.chunking()` for these shapes.
+    #[test]
+    fn default_chunk_sizes_are_netcdf_c_s() {
+        let dir = std::env::temp_dir().join(format!("h5-netcdf-chunks-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut w = NcWriter::create(dir.join("c.nc")).unwrap();
+        let root = w.root();
+        let x = w.def_dim(root, "x", Some(3000)).unwrap();
+        let y = w.def_dim(root, "y", Some(2500)).unwrap();
+        let t = w.def_dim(root, "t", None).unwrap();
+        let cases: [(NcType, Vec<DimId>, Vec<u64>); 6] = [
+            (NcType::Double, vec![x, y], vec![1500, 1250]),
+            (NcType::Short, vec![t, x, y], vec![1, 3000, 2500]),
+            (NcType::Byte, vec![t], vec![4096]),
+            (NcType::String, vec![t], vec![512]),
+            (NcType::Float, vec![t, t], vec![2048, 2048]),
+            (NcType::Float, vec![x], vec![3000]),
+        ];
+        for (i, (ty, dims, want)) in cases.into_iter().enumerate() {
+            let v = w.def_var(root, &format!("v{i}"), ty, &dims).unwrap();
+            assert_eq!(w.default_chunks(&w.vars[v.0]), want, "case {i}");
+        }
+        drop(w);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
