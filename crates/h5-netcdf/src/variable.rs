@@ -15,8 +15,10 @@ use crate::NcForm;
 /// The values of a read with the netCDF conversion, and those out of range.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Converted<T> {
-    /// Every value read (out-of-range ones hold the destination's nearest bound, or for NaN
-    /// the conversion engine's default).
+    /// Every value read. Out-of-range ones hold what C's cast gives where it is defined (an
+    /// integer wraps into a narrower integer, a double beyond `float` becomes infinity), and
+    /// Rust's saturating `as` where C's is undefined (a float beyond an integer's range gives
+    /// the nearest bound, NaN gives 0).
     pub values: Vec<T>,
     /// The positions in `values` of the values out of range, increasing.
     pub out_of_range: Vec<usize>,
