@@ -9,7 +9,7 @@ use h5_io::vlen::{decode_as, string_bytes};
 use h5_io::{Attribute, Dataset, File};
 use h5_types::{ByteOrder, Datatype, FloatType, Sign};
 
-use crate::{Error, Result, Rule};
+use crate::{AsDataset, Error, Result, Rule};
 
 /// Whether integer datatype `dt` may hold values a two's-complement integer of `precision`
 /// bits (signed or not) cannot: `true` for any other class. ritsuko
@@ -127,7 +127,8 @@ pub(crate) fn strings(file: &File, dt: &Datatype, raw: &[u8], what: &str) -> Res
 /// `Stream1dStringDataset`) and `hdf5/validate_string.hpp` (`validate_*_string_dataset`): a
 /// fixed-length string ends at its first NUL or its full length whatever its padding; a NULL
 /// variable-length string is an error ([`Rule::NullString`]), not an empty string.
-pub fn load_string_dataset(ds: &Dataset) -> Result<Vec<Vec<u8>>> {
+pub fn load_string_dataset(ds: &impl AsDataset) -> Result<Vec<Vec<u8>>> {
+    let ds = &*ds.low()?;
     let (raw, dt) = ds.read_raw()?;
     strings(ds.file(), &dt, &raw, &format!("in '{}'", ds.path())).map_err(|e| e.at(ds.path()))
 }
@@ -150,10 +151,11 @@ fn is_scalar(a: &Attribute) -> bool {
 /// ([`Rule::PlaceholderScalar`]) of the dataset's exact datatype (`H5Tequal`), or of its class
 /// only when `type_class_only` ([`Rule::PlaceholderType`]).
 pub fn check_numeric_placeholder(
-    ds: &Dataset,
+    ds: &impl AsDataset,
     attr: &Attribute,
     type_class_only: bool,
 ) -> Result<()> {
+    let ds = &*ds.low()?;
     let name = attr.name();
     if !is_scalar(attr) {
         return Err(Error::rule(
@@ -213,7 +215,8 @@ fn optional_attr(ds: &Dataset, name: &str) -> Result<Option<Attribute>> {
 
 /// The string placeholder of a dataset, when it has attribute `name`. ritsuko
 /// `hdf5/missing_placeholder.hpp`, `open_and_load_optional_string_missing_placeholder`.
-pub fn string_placeholder(ds: &Dataset, name: &str) -> Result<Option<Vec<u8>>> {
+pub fn string_placeholder(ds: &impl AsDataset, name: &str) -> Result<Option<Vec<u8>>> {
+    let ds = &*ds.low()?;
     optional_attr(ds, name)?
         .map(|a| string_placeholder_value(&a))
         .transpose()
@@ -279,10 +282,11 @@ pub mod vls {
 
     /// Check a VLS pointer dataset. ritsuko `hdf5/vls/open.hpp`, `open_pointers`.
     pub fn check_pointers(
-        ds: &Dataset,
+        ds: &impl AsDataset,
         offset_precision: usize,
         length_precision: usize,
     ) -> Result<()> {
+        let ds = &*ds.low()?;
         check_pointer_datatype(ds.datatype(), offset_precision, length_precision).map_err(|e| {
             Error::rule(
                 Rule::Vls,
@@ -298,7 +302,8 @@ pub mod vls {
 
     /// Check a VLS heap dataset. ritsuko `hdf5/vls/open.hpp`, `open_heap`: integers no wider
     /// than 8-bit unsigned, one dimension.
-    pub fn check_heap(ds: &Dataset) -> Result<()> {
+    pub fn check_heap(ds: &impl AsDataset) -> Result<()> {
+        let ds = &*ds.low()?;
         let dt = ds.datatype();
         let fail = |m: String| Err(vls_error(m).at(ds.path()));
         if !matches!(dt, Datatype::Integer(_)) {
@@ -324,10 +329,14 @@ pub mod vls {
 
     /// The (offset, length) pairs of a pointer dataset (checked with [`check_pointers`] for
     /// 64-bit members), row-major.
-    pub fn pointers(ds: &Dataset) -> Result<Vec<(u64, u64)>> {
+    pub fn pointers(ds: &impl AsDataset) -> Result<Vec<(u64, u64)>> {
+        let ds = &*ds.low()?;
         check_pointers(ds, 64, 64)?;
         let Datatype::Compound(c) = ds.datatype() else {
-            unreachable!("checked above")
+            return Err(vls_error(format!(
+                "expected a compound datatype for a VLS pointer dataset at '{}'",
+                ds.path()
+            )));
         };
         let (raw, _) = ds.read_raw()?;
         let size = c.size().max(1);
@@ -361,7 +370,8 @@ pub mod vls {
 
     /// Check that every pointer lies within a heap of `heap_length` bytes. ritsuko
     /// `hdf5/vls/validate.hpp`, `validate_1d_array` and `validate_nd_array`.
-    pub fn validate(ds: &Dataset, heap_length: u64) -> Result<()> {
+    pub fn validate(ds: &impl AsDataset, heap_length: u64) -> Result<()> {
+        let ds = &*ds.low()?;
         for (i, (start, count)) in pointers(ds)?.into_iter().enumerate() {
             if start.checked_add(count).is_none_or(|end| end > heap_length) {
                 return Err(out_of_range(ds, i));
@@ -373,7 +383,8 @@ pub mod vls {
     /// The strings of a VLS array: each pointer's slice of the heap up to its first NUL.
     /// ritsuko `hdf5/vls/Stream1dArray.hpp` (with `open_pointers(64, 64)` and `open_heap`):
     /// a slice past the heap's end is an error. Any shape of pointers (row-major).
-    pub fn read(pointers_ds: &Dataset, heap: &Dataset) -> Result<Vec<Vec<u8>>> {
+    pub fn read(pointers_ds: &impl AsDataset, heap: &impl AsDataset) -> Result<Vec<Vec<u8>>> {
+        let (pointers_ds, heap) = (&*pointers_ds.low()?, &*heap.low()?);
         let ptrs = pointers(pointers_ds)?;
         check_heap(heap)?;
         let (raw, dt) = heap.read_raw()?;
