@@ -199,6 +199,26 @@ impl Ours {
             .map_or_else(|| "none".to_string(), |p| p.format()))
     }
 
+    /// ritsuko's masked choice: the values whose mask is 0.
+    fn choose_masked<T: H5Type + Placeholder + Format>(
+        &self,
+        path: &str,
+        mask: &str,
+        rules: Rules,
+        skip_nan: bool,
+    ) -> Answer {
+        let v: Vec<T> = self.dataset(path)?.read::<T>().map_err(err)?;
+        let m: Vec<u8> = self.dataset(mask)?.read::<u8>().map_err(err)?;
+        let kept: Vec<T> = v
+            .into_iter()
+            .zip(m)
+            .filter(|(_, m)| *m == 0)
+            .map(|(x, _)| x)
+            .collect();
+        Ok(T::choose_with(&kept, Choice { rules, skip_nan })
+            .map_or_else(|| "none".to_string(), |p| p.format()))
+    }
+
     fn answer(&self, q: &[String], rules: Rules) -> Answer {
         let arg = |i: usize| q.get(i).map(String::as_str).unwrap_or("");
         let num = |i: usize| arg(i).parse::<u64>().map_err(err);
@@ -336,6 +356,8 @@ impl Ours {
                 "f32" => self.choose::<f32>(arg(1), rules, arg(3) == "1"),
                 _ => self.choose::<f64>(arg(1), rules, arg(3) == "1"),
             },
+            "choose_int_mask" => self.choose_masked::<i32>(arg(1), arg(2), rules, false),
+            "choose_float_mask" => self.choose_masked::<f64>(arg(1), arg(2), rules, arg(3) == "1"),
             c => Err(format!("unknown command {c}")),
         }
     }

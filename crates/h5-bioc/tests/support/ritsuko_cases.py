@@ -357,7 +357,28 @@ for k, (v, exp) in enumerate(steps):
          policy="diff" if k == 0 else "same")
 g.create_dataset("unsigned_full", data=np.arange(0, 256, dtype="u1"))
 case("ChooseMissingPlaceholder.UnsignedInteger full", "ok:none", "choose_int", "/choose/unsigned_full", "u8")
+# IntegerMask and FloatMask: masked values (mask 1) are not values; i32 and f64 throughout.
+i32_min, i32_max = -2147483648, 2147483647
+steps = [([1, 2, 3], [0, 0, 0], "-2147483648"), ([1, 2, 3, i32_min], [0, 0, 0, 0], "2147483647"),
+         ([1, 2, 3, i32_min], [0, 0, 0, 1], "-2147483648"),
+         ([1, 2, 3, i32_min, i32_max, 0, -2147483647], [0, 0, 0, 0, 0, 0, 1], "-2147483647"),
+         ([1, 2, 3, i32_min, i32_max, 0, -2147483647], [0] * 7, "-2147483646")]
+for k, (v, m, exp) in enumerate(steps):
+    g.create_dataset("imask_%d" % k, data=np.array(v, dtype="i4"))
+    g.create_dataset("imask_%d_mask" % k, data=np.array(m, dtype="u1"))
+    case("ChooseMissingPlaceholder.IntegerMask %d" % k, "ok:" + exp, "choose_int_mask", "/choose/imask_%d" % k,
+         "/choose/imask_%d_mask" % k)
 nan, inf, lowest, highest = float("nan"), float("inf"), -1.7976931348623157e308, 1.7976931348623157e308
+tail = [1, 2, 3, nan, inf, -inf, highest, lowest, 0, lowest / 2]
+steps = [([1, 2, 3], [0, 0, 0], bits(nan)), ([1, 2, 3, nan], [0, 0, 0, 1], bits(nan)),
+         (tail, [0] * 9 + [1], bits(lowest / 2)),
+         # ritsuko's test asserts a value strictly between the lowest and lowest / 2.
+         (tail, [0] * 10, "-")]
+for k, (v, m, exp) in enumerate(steps):
+    g.create_dataset("fmask_%d" % k, data=np.array(v, dtype="f8"))
+    g.create_dataset("fmask_%d_mask" % k, data=np.array(m, dtype="u1"))
+    case("ChooseMissingPlaceholder.FloatMask %d" % k, exp if exp == "-" else "ok:" + exp, "choose_float_mask",
+         "/choose/fmask_%d" % k, "/choose/fmask_%d_mask" % k, 0, policy="same" if k < 2 else "diff")
 steps = [([1, 2, 3], bits(nan)), ([1, 2, 3, nan], bits(inf)), ([1, 2, 3, nan, inf], bits(-inf)),
          ([1, 2, 3, nan, inf, -inf], bits(lowest)), ([1, 2, 3, nan, inf, -inf, lowest], bits(highest)),
          ([1, 2, 3, nan, inf, -inf, lowest, highest], bits(0.0)),

@@ -137,6 +137,21 @@ std::string choose_int(const H5::DataSet& d) {
 }
 
 template <typename T>
+std::string choose_int_masked(const H5::DataSet& d, const H5::DataSet& m) {
+    auto v = values_of<T>(d);
+    auto mask = values_of<uint8_t>(m);
+    auto r = ritsuko::choose_missing_integer_placeholder(v.begin(), v.end(), mask.begin());
+    return r.first ? std::to_string(static_cast<long long>(r.second)) : "none";
+}
+
+std::string choose_float_masked(const H5::DataSet& d, const H5::DataSet& m, bool skip_nan) {
+    auto v = values_of<double>(d);
+    auto mask = values_of<uint8_t>(m);
+    auto r = ritsuko::choose_missing_float_placeholder(v.begin(), v.end(), mask.begin(), skip_nan);
+    return r.first ? bits(r.second) : "none";
+}
+
+template <typename T>
 std::string choose_float(const H5::DataSet& d, bool skip_nan) {
     auto v = values_of<T>(d);
     auto r = ritsuko::choose_missing_float_placeholder(v.begin(), v.end(), skip_nan);
@@ -318,6 +333,12 @@ std::string answer(const H5::H5File& f, const std::vector<std::string>& q) {
         bool skip_nan = arg(3) == "1";
         if (arg(2) == "f32") return choose_float<float>(d, skip_nan);
         return choose_float<double>(d, skip_nan);
+    }
+    if (cmd == "choose_int_mask") {
+        return choose_int_masked<int32_t>(f.openDataSet(arg(1)), f.openDataSet(arg(2)));
+    }
+    if (cmd == "choose_float_mask") {
+        return choose_float_masked(f.openDataSet(arg(1)), f.openDataSet(arg(2)), arg(3) == "1");
     }
     throw std::runtime_error("driver: unknown command " + cmd);
 }
