@@ -65,7 +65,7 @@ pub mod ritsuko;
 /// The placeholder attribute's usual name.
 pub const DEFAULT_PLACEHOLDER: &str = "missing-value-placeholder";
 
-/// A rule of the policy.
+/// A rule of the BioC conventions (named as the policy named them, plus ritsuko's own).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Rule {
@@ -137,7 +137,7 @@ enum Kind {
     H5(h5::Error),
 }
 
-/// An error: a file breaking a rule of the policy (with the dataset's path), or an error
+/// An error: a file breaking a BioC rule (with the dataset's path), or an error
 /// reading the file.
 pub struct Error {
     path: Option<String>,
@@ -525,7 +525,7 @@ pub fn check_datatype_with<T: Value>(dt: &Datatype, rules: Rules) -> Result<()> 
     representable(dt, T::repr(), T::NAME, rules)
 }
 
-/// A dataset the policy reads: the facade's [`h5::Dataset`] or the low-level reader's.
+/// A dataset the BioC rules read: the facade's [`h5::Dataset`] or the low-level reader's.
 pub trait AsDataset {
     /// The low-level reader's dataset.
     fn low(&self) -> Result<std::borrow::Cow<'_, Dataset>>;
@@ -840,12 +840,13 @@ impl Reader {
     }
 }
 
-/// Read a dataset as `T` under the policy with the default [`Reader`].
+/// Read a dataset as `T` under ritsuko's rules with the default [`Reader`].
 pub fn read<T: Value>(ds: &impl AsDataset) -> Result<Masked<T>> {
     Reader::new().read(ds)
 }
 
-/// Read a dataset as `T` under the policy with the default [`Reader`], `None` where missing.
+/// Read a dataset as `T` under ritsuko's rules with the default [`Reader`], `None` where
+/// missing.
 pub fn read_options<T: Value>(ds: &impl AsDataset) -> Result<Vec<Option<T>>> {
     Ok(read(ds)?.into_options())
 }
@@ -1007,7 +1008,7 @@ pub fn choose_placeholder<T: Placeholder>(present: &[T]) -> Option<T> {
     T::choose(present)
 }
 
-/// Values ready to be written under the policy: missing values replaced by a placeholder, to
+/// Values ready to be written under the BioC rules: missing values replaced by a placeholder, to
 /// be stored in the placeholder attribute (none when nothing is missing).
 #[derive(Clone, Debug, PartialEq)]
 pub struct WithPlaceholder<T> {
@@ -1042,10 +1043,10 @@ pub fn with_placeholder<T: Placeholder>(values: &[Option<T>]) -> Result<WithPlac
     })
 }
 
-/// Write `values` as the one-dimensional dataset `name` of `group` under the policy: missing
+/// Write `values` as the one-dimensional dataset `name` of `group` under the BioC rules: missing
 /// values (`None`) are replaced by a placeholder chosen for the data
 /// ([`with_placeholder`]), stored as the scalar attribute `missing-value-placeholder` of the
-/// dataset's own datatype. Nothing missing: no attribute. A reader following the policy
+/// dataset's own datatype. Nothing missing: no attribute. A reader following the rules
 /// ([`read`]) gives the `None`s back.
 pub fn write<T: Placeholder + h5::H5Type>(
     group: &h5::Group,
