@@ -14,6 +14,8 @@
 //!   library's `H5Tconvert`; for `read` and `write`, h5py), interleaved, reported as median
 //!   times and their ratios.
 
+mod oracle_bioc;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
@@ -281,6 +283,7 @@ fn install_oracles() -> Result {
     if python_version("hdf5plugin").as_deref() != Some(HDF5PLUGIN_VERSION) {
         pip_install(&format!("hdf5plugin=={HDF5PLUGIN_VERSION}"))?;
     }
+    oracle_bioc::install()?;
     oracle_netcdf::install()?;
     install_moto()
 }

@@ -1,11 +1,11 @@
-//! Read datasets under Bioconductor's HDF5 policy: datatype checks, missing values by
-//! placeholder, and choosing a placeholder for writing.
+//! Read datasets under the BioC rules (ritsuko's; the deprecated policy's on request):
+//! datatype checks, missing values by placeholder, and choosing a placeholder for writing.
 //!
 //! `cargo run --example bioc [FILE]` (default: the `bioc.h5` fixture written by h5py).
 
 use std::path::PathBuf;
 
-use h5_bioc::Reader;
+use h5_bioc::{Reader, Rules};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = std::env::args_os()
@@ -25,7 +25,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             Err(e) => println!("{e}"),
         }
     }
-    // Floats: any float or integer an f64 holds exactly; a NaN placeholder matches every NaN.
+    // Floats: IEEE binary32/binary64, or integers of at most 52 bits; a NaN placeholder
+    // matches the NaNs of identical bits (ritsuko), or every NaN (the deprecated policy).
     for name in [
         "/int/u32",
         "/float/f32",
@@ -36,6 +37,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let m = h5_bioc::read::<f64>(&ds)?;
         println!("{name} as f64: {:?}", m.into_options());
     }
+    let ds = f.dataset("/float/f64_nan")?;
+    let policy = Reader::new()
+        .rules(Rules::DeprecatedPolicy)
+        .read::<f64>(&ds)?;
+    println!(
+        "/float/f64_nan as f64 (deprecated policy): {:?}",
+        policy.into_options()
+    );
     // Comparison at full precision even when reading into a narrower type.
     let ds = f.dataset("/float/f64_point_one")?;
     let narrow = Reader::new().allow_narrowing(true).read::<f32>(&ds)?;

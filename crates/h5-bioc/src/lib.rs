@@ -1,31 +1,43 @@
-//! Bioconductor's HDF5 policy ("HDF5 policy for BioC file formats"): datatype constraints,
-//! and missing values marked by a placeholder attribute.
+//! The BioC conventions for HDF5 files: the datatypes a dataset may have for the in-memory
+//! type a format promises, string loading, and missing values marked by a placeholder
+//! attribute, as **ritsuko** (ArtifactDB/ritsuko, the C++ library takane, chihaya and the
+//! alabaster/dolomite packages validate with) defines them. ritsuko replaced the deprecated
+//! "HDF5 policy for BioC file formats"; where the two differ the policy's reading is available
+//! with [`Rules::DeprecatedPolicy`] ([`Reader::rules`], [`check_with`],
+//! [`Placeholder::choose_with`]).
 //!
-//! **Datatype constraints.** A format states the widest in-memory type a dataset's values
-//! must fit ([`check`]):
-//! * integers: any integer datatype every value of which an `i32` (or the type asked for)
-//!   holds exactly, e.g. `H5T_NATIVE_INT8` or `H5T_NATIVE_UINT16` for `i32`;
-//! * floats: any float or integer datatype an `f64` holds exactly (`H5T_NATIVE_FLOAT`,
-//!   `H5T_NATIVE_UINT32`...), IEEE 754;
-//! * strings: fixed or variable length alike, ASCII or UTF-8 whatever the declared character
-//!   set, read as UTF-8. A fixed-length string ends at its first NUL or, without one, at its
-//!   full length, whatever its padding; space padding is part of the string.
+//! **Datatype fit** ([`check`], ritsuko `hdf5/exceeds_limit.hpp`, see [`ritsuko`] for each
+//! rule's reference):
+//! * integers: an integer datatype whose precision the Rust type holds
+//!   ([`ritsuko::exceeds_integer_limit`]);
+//! * floats: `H5T_IEEE_F32LE/BE` (and for `f64` `H5T_IEEE_F64LE/BE`) exactly, or an integer of
+//!   at most 24 (`f32`) or 52 (`f64`) bits of signed precision
+//!   ([`ritsuko::exceeds_float_limit`]). The policy also accepted half floats and any
+//!   IEEE-like layout narrower than the target, and integers up to the mantissa plus one bit;
+//! * strings: a string datatype, fixed or variable length, ASCII or UTF-8 declared
+//!   ([`ritsuko::is_utf8_string`]). A fixed-length string ends at its first NUL or its full
+//!   length whatever its padding; a NULL variable-length string is an error
+//!   ([`Rule::NullString`]), whatever the rules. Read as `Vec<u8>`, the bytes come as stored
+//!   (ritsuko does not check them); read as `String` they must be UTF-8 ([`Rule::Utf8`]). The
+//!   policy also required UTF-8 of `Vec<u8>`.
 //!
-//! **Missing values.** A scalar attribute (`missing-value-placeholder` unless the format names
-//! another, see [`Reader::placeholder_name`]) holds a placeholder; every value equal to it is
-//! missing ([`read`], [`Reader`]):
-//! * numbers: the attribute has the dataset's exact datatype; equality is tested at the
-//!   dataset's full precision, whatever type the values are read into; when the placeholder is
-//!   a NaN every NaN is missing, whatever its payload;
-//! * strings: the attribute is a string (any string type); values with the same bytes (as
-//!   `strcmp` sees them) are missing.
+//! **Missing values** ([`read`], [`Reader`]): a scalar attribute (`missing-value-placeholder`
+//! unless the format names another, [`Reader::placeholder_name`]) holds a placeholder; every
+//! value equal to it is missing. It has the dataset's exact datatype (numbers) or is a string
+//! that is not NULL (strings), ritsuko `hdf5/missing_placeholder.hpp`. Numbers compare at the
+//! dataset's full precision; a NaN placeholder matches the NaNs of identical bits only
+//! (ritsuko `r_missing_value.hpp`, `are_floats_identical`; the policy matched every NaN).
+//! Strings compare byte for byte. Without the attribute nothing is missing. Errors name the
+//! rule a file breaks ([`Error::broken_rule`]).
 //!
-//! Without the attribute nothing is missing. Errors name the rule a file breaks
-//! (`Error::rule`).
+//! **Writing.** [`choose_placeholder`] picks a placeholder absent from the data in ritsuko's
+//! order (`choose_missing_placeholder.hpp`: integers the minimum, the maximum, 0, then the
+//! smallest gap; floats NaN, +Inf, -Inf, the lowest, the highest, 0, then the midpoint of the
+//! first gap; `"NA"` for strings), and [`with_placeholder`] substitutes it for the missing
+//! values.
 //!
-//! **Writing.** [`choose_placeholder`] picks a placeholder absent from the data (the type's
-//! minimum for integers, as R's `NA_integer_`; NaN for floats without NaNs; `"NA"` for
-//! strings), and [`with_placeholder`] substitutes it for the missing values.
+//! **VLS string arrays** ([`ritsuko::vls`]): ritsuko's (offset, length) pointers into a heap of
+//! bytes.
 //!
 //! ```no_run
 //! # fn main() -> Result<(), h5_bioc::Error> {
@@ -44,14 +56,16 @@
 
 use std::fmt;
 
-use h5_io::vlen::{decode_as, string_bytes};
+use h5_io::vlen::decode_as;
 use h5_io::{Attribute, Dataset};
 use h5_types::{Datatype, FloatType, Norm, Sign};
+
+pub mod ritsuko;
 
 /// The placeholder attribute's usual name.
 pub const DEFAULT_PLACEHOLDER: &str = "missing-value-placeholder";
 
-/// A rule of the policy.
+/// A rule of the BioC conventions (named as the policy named them, plus ritsuko's own).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Rule {
@@ -68,6 +82,10 @@ pub enum Rule {
     /// "Missing value placeholders": the placeholder has the dataset's exact datatype
     /// (numbers) or is a string (strings).
     PlaceholderType,
+    /// ritsuko: a variable-length string is not NULL (`validate_string.hpp`).
+    NullString,
+    /// ritsuko: a VLS array's pointers and heap (`hdf5/vls/`).
+    Vls,
 }
 
 impl Rule {
@@ -80,6 +98,8 @@ impl Rule {
             Rule::Utf8 => "strings are UTF-8",
             Rule::PlaceholderScalar => "placeholder is a scalar",
             Rule::PlaceholderType => "placeholder datatype",
+            Rule::NullString => "strings are not NULL",
+            Rule::Vls => "VLS arrays",
         }
     }
 
@@ -95,6 +115,10 @@ impl Rule {
             Rule::PlaceholderScalar => "the placeholder attribute is a scalar",
             Rule::PlaceholderType => {
                 "the placeholder has the dataset's exact datatype (a string datatype for strings)"
+            }
+            Rule::NullString => "no variable-length string is a NULL pointer",
+            Rule::Vls => {
+                "a compound of (offset, length) unsigned integers pointing within a 1-D heap of bytes"
             }
         }
     }
@@ -113,7 +137,7 @@ enum Kind {
     H5(h5::Error),
 }
 
-/// An error: a file breaking a rule of the policy (with the dataset's path), or an error
+/// An error: a file breaking a BioC rule (with the dataset's path), or an error
 /// reading the file.
 pub struct Error {
     path: Option<String>,
@@ -163,6 +187,35 @@ impl Error {
     pub fn path(&self) -> Option<&str> {
         self.path.as_deref()
     }
+
+    /// The message without the rule and path.
+    fn message(&self) -> String {
+        match &self.kind {
+            Kind::Rule { message, .. } => message.clone(),
+            Kind::Io(e) => e.to_string(),
+            Kind::H5(e) => e.to_string(),
+        }
+    }
+}
+
+/// Which reading of the BioC rules applies where ritsuko and the deprecated policy document
+/// differ.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Rules {
+    /// ritsuko's (the default): floats fit only as the IEEE binary32/binary64 datatypes,
+    /// integers fit a float within 24/52 bits of signed precision, string bytes are loaded
+    /// as stored, a NaN placeholder matches identical bits, placeholders are chosen in
+    /// ritsuko's order.
+    #[default]
+    Ritsuko,
+    /// The deprecated policy's ("HDF5 policy for BioC file formats"): any IEEE-like float no
+    /// wider than the target fits (half floats too), integers fit a float up to its mantissa
+    /// plus one bit, strings must be UTF-8 whatever they are read as, a NaN placeholder makes
+    /// every NaN missing, placeholders are chosen as its text suggests (the minimum, then the
+    /// maximum, then the smallest gap; NaN, -Inf, +Inf, the lowest, the highest, then the next
+    /// float up).
+    DeprecatedPolicy,
 }
 
 impl From<h5_io::Error> for Error {
@@ -231,6 +284,8 @@ mod sealed {
         Float { exp: usize, mant: usize },
         /// UTF-8 text.
         Text,
+        /// A string's bytes.
+        Bytes,
     }
 
     pub trait Sealed: Sized {
@@ -243,8 +298,8 @@ mod sealed {
 
 use sealed::{Repr, Sealed};
 
-/// A Rust type BioC datasets are read into: `i8`..`i64`, `u8`..`u64`, `f32`, `f64` and
-/// `String`.
+/// A Rust type BioC datasets are read into: `i8`..`i64`, `u8`..`u64`, `f32`, `f64`,
+/// `String` and `Vec<u8>` (a string's bytes, as ritsuko's `std::string` holds them).
 pub trait Value: Sealed + Clone + PartialEq + fmt::Debug {}
 
 macro_rules! numeric_value {
@@ -282,7 +337,7 @@ impl Sealed for String {
         Repr::Text
     }
     fn decode(ds: &Dataset, dt: &Datatype, raw: &[u8]) -> Result<Vec<Self>> {
-        string_bytes(ds.file(), dt, raw)?
+        ritsuko::strings(ds.file(), dt, raw, &format!("in '{}'", ds.path()))?
             .into_iter()
             .enumerate()
             .map(|(i, b)| {
@@ -300,6 +355,33 @@ impl Sealed for String {
     }
 }
 
+impl Value for Vec<u8> {}
+impl Sealed for Vec<u8> {
+    const NAME: &'static str = "Vec<u8>";
+    fn repr() -> Repr {
+        Repr::Bytes
+    }
+    fn decode(ds: &Dataset, dt: &Datatype, raw: &[u8]) -> Result<Vec<Self>> {
+        ritsuko::strings(ds.file(), dt, raw, &format!("in '{}'", ds.path()))
+    }
+}
+
+/// The policy's UTF-8 rule on string bytes.
+fn check_utf8(values: &[Vec<u8>]) -> Result<()> {
+    for (i, b) in values.iter().enumerate() {
+        if let Err(e) = std::str::from_utf8(b) {
+            return Err(Error::rule(
+                Rule::Utf8,
+                format!(
+                    "element {i} is not UTF-8 (invalid byte at {})",
+                    e.valid_up_to()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Whether a float layout is IEEE-like with `exp` and `mant` bits at most (so that a float of
 /// `exp`/`mant` bits holds every value of it).
 fn float_fits(f: &FloatType, exp: usize, mant: usize) -> bool {
@@ -309,7 +391,10 @@ fn float_fits(f: &FloatType, exp: usize, mant: usize) -> bool {
 }
 
 /// Check the representability rule for a Rust type described by `repr` named `name`.
-fn representable(dt: &Datatype, repr: Repr, name: &str) -> Result<()> {
+fn representable(dt: &Datatype, repr: Repr, name: &str, rules: Rules) -> Result<()> {
+    if rules == Rules::Ritsuko {
+        return representable_ritsuko(dt, repr, name);
+    }
     match (repr, dt) {
         (Repr::Int { signed, bits }, Datatype::Integer(i)) => {
             let p = i.precision();
@@ -369,21 +454,78 @@ fn representable(dt: &Datatype, repr: Repr, name: &str) -> Result<()> {
             Rule::Float,
             format!("the datatype {other} is neither a float nor an integer datatype"),
         )),
-        (Repr::Text, Datatype::String(_)) => Ok(()),
-        (Repr::Text, other) => Err(Error::rule(
+        (Repr::Text | Repr::Bytes, Datatype::String(_)) => Ok(()),
+        (Repr::Text | Repr::Bytes, other) => Err(Error::rule(
             Rule::String,
             format!("the datatype {other} is not a string datatype"),
         )),
     }
 }
 
-/// Check that every value of datatype `dt` converts to `T` without loss (the integer, float
-/// and string rules).
-pub fn check_datatype<T: Value>(dt: &Datatype) -> Result<()> {
-    representable(dt, T::repr(), T::NAME)
+/// [`representable`] by ritsuko's `exceeds_integer_limit`, `exceeds_float_limit` and
+/// `is_utf8_string`.
+fn representable_ritsuko(dt: &Datatype, repr: Repr, name: &str) -> Result<()> {
+    match repr {
+        Repr::Int { signed, bits } => {
+            if !ritsuko::exceeds_integer_limit(dt, bits, signed) {
+                return Ok(());
+            }
+            let why = match dt {
+                Datatype::Integer(i) => format!(
+                    "the datatype {dt} ({}, {} bits of precision) has values {name} cannot hold",
+                    if i.is_signed() { "signed" } else { "unsigned" },
+                    i.precision()
+                ),
+                other => format!(
+                    "the datatype {other} is not an integer datatype, {name} is an integer type"
+                ),
+            };
+            Err(Error::rule(Rule::Integer, why))
+        }
+        Repr::Float { exp, mant } => {
+            let bits = 1 + exp + mant;
+            if !ritsuko::exceeds_float_limit(dt, bits) {
+                return Ok(());
+            }
+            let why = match dt {
+                Datatype::Float(_) => format!(
+                    "the float datatype {dt} is not an IEEE binary{} datatype {name} holds",
+                    if bits >= 64 { "32 or binary64" } else { "32" }
+                ),
+                Datatype::Integer(i) => format!(
+                    "the integer datatype {dt} ({} bits of precision) exceeds the {} bits of signed precision allowed for {name}",
+                    i.precision(),
+                    if bits >= 64 { 52 } else { 24 }
+                ),
+                other => format!("the datatype {other} is neither a float nor an integer datatype"),
+            };
+            Err(Error::rule(Rule::Float, why))
+        }
+        Repr::Text | Repr::Bytes => {
+            if ritsuko::is_utf8_string(dt) {
+                Ok(())
+            } else {
+                Err(Error::rule(
+                    Rule::String,
+                    format!("the datatype {dt} is not a string datatype"),
+                ))
+            }
+        }
+    }
 }
 
-/// A dataset the policy reads: the facade's [`h5::Dataset`] or the low-level reader's.
+/// Check that every value of datatype `dt` converts to `T` without loss (the integer, float
+/// and string rules), by ritsuko's rules.
+pub fn check_datatype<T: Value>(dt: &Datatype) -> Result<()> {
+    check_datatype_with::<T>(dt, Rules::Ritsuko)
+}
+
+/// [`check_datatype`] by the given rules.
+pub fn check_datatype_with<T: Value>(dt: &Datatype, rules: Rules) -> Result<()> {
+    representable(dt, T::repr(), T::NAME, rules)
+}
+
+/// A dataset the BioC rules read: the facade's [`h5::Dataset`] or the low-level reader's.
 pub trait AsDataset {
     /// The low-level reader's dataset.
     fn low(&self) -> Result<std::borrow::Cow<'_, Dataset>>;
@@ -401,10 +543,15 @@ impl AsDataset for h5::Dataset {
     }
 }
 
-/// Check that every value of the dataset converts to `T` without loss.
+/// Check that every value of the dataset converts to `T` without loss, by ritsuko's rules.
 pub fn check<T: Value>(ds: &impl AsDataset) -> Result<()> {
+    check_with::<T>(ds, Rules::Ritsuko)
+}
+
+/// [`check`] by the given rules.
+pub fn check_with<T: Value>(ds: &impl AsDataset, rules: Rules) -> Result<()> {
     let ds = &*ds.low()?;
-    check_datatype::<T>(ds.datatype()).map_err(|e| e.at(ds.path()))
+    check_datatype_with::<T>(ds.datatype(), rules).map_err(|e| e.at(ds.path()))
 }
 
 /// The values of a dataset or placeholder at full precision, for equality with the
@@ -413,7 +560,6 @@ pub fn check<T: Value>(ds: &impl AsDataset) -> Result<()> {
 enum Full {
     Int(Vec<i128>),
     Float(Vec<f64>),
-    Bytes(Vec<Vec<u8>>),
 }
 
 fn full(file: &h5_io::File, dt: &Datatype, raw: &[u8]) -> Result<Full> {
@@ -424,13 +570,51 @@ fn full(file: &h5_io::File, dt: &Datatype, raw: &[u8]) -> Result<Full> {
         Datatype::Float(f) if float_fits(f, 11, 52) => {
             Full::Float(decode_as::<f64>(file, dt, raw)?)
         }
-        Datatype::String(_) => Full::Bytes(string_bytes(file, dt, raw)?),
         other => {
             return Err(Error::from(h5_io::Error::new(
                 h5_io::ErrorKind::Unsupported,
                 format!("comparing values of {other} with a placeholder at full precision"),
             )))
         }
+    })
+}
+
+/// Which values equal the placeholder `praw` (datatype `pdt`) among `raw` (datatype `dt`), at
+/// full precision. A NaN placeholder matches, by ritsuko's rules, the values of identical bits
+/// (`are_floats_identical`; compared as stored when the datatypes are equal, else as float64
+/// bits), by the policy's every NaN.
+fn numeric_mask(
+    file: &h5_io::File,
+    dt: &Datatype,
+    raw: &[u8],
+    pdt: &Datatype,
+    praw: &[u8],
+    rules: Rules,
+) -> Result<Vec<bool>> {
+    let mismatch = || {
+        Error::rule(
+            Rule::PlaceholderType,
+            format!("the placeholder is {pdt}, the dataset is {dt}"),
+        )
+    };
+    Ok(match (full(file, dt, raw)?, full(file, pdt, praw)?) {
+        (Full::Int(v), Full::Int(p)) => match p.first() {
+            Some(p) => v.iter().map(|x| x == p).collect(),
+            None => vec![false; v.len()],
+        },
+        (Full::Float(v), Full::Float(p)) => match p.first() {
+            Some(p) if p.is_nan() && rules == Rules::DeprecatedPolicy => {
+                v.iter().map(|x| x.is_nan()).collect()
+            }
+            Some(p) if p.is_nan() && pdt == dt && dt.size() > 0 => raw
+                .chunks_exact(dt.size())
+                .map(|e| e == &praw[..dt.size().min(praw.len())])
+                .collect(),
+            Some(p) if p.is_nan() => v.iter().map(|x| x.to_bits() == p.to_bits()).collect(),
+            Some(p) => v.iter().map(|x| x == p).collect(),
+            None => vec![false; v.len()],
+        },
+        _ => return Err(mismatch()),
     })
 }
 
@@ -499,12 +683,13 @@ impl<T> Masked<T> {
     }
 }
 
-/// How to read datasets under the policy.
+/// How to read datasets under the BioC rules.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Reader {
     placeholder: String,
     narrowing: bool,
     exact_placeholder_type: bool,
+    rules: Rules,
 }
 
 impl Default for Reader {
@@ -513,15 +698,23 @@ impl Default for Reader {
             placeholder: DEFAULT_PLACEHOLDER.to_string(),
             narrowing: false,
             exact_placeholder_type: true,
+            rules: Rules::Ritsuko,
         }
     }
 }
 
 impl Reader {
-    /// The default: placeholder attribute `missing-value-placeholder`, the target type must
-    /// hold every value, the placeholder must have the dataset's exact datatype.
+    /// The default: ritsuko's rules, placeholder attribute `missing-value-placeholder`, the
+    /// target type must hold every value, the placeholder must have the dataset's exact
+    /// datatype.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Which reading of the rules applies ([`Rules::Ritsuko`] by default).
+    pub fn rules(mut self, rules: Rules) -> Self {
+        self.rules = rules;
+        self
     }
 
     /// The name of the placeholder attribute (formats name it, e.g. `missing_placeholder`).
@@ -539,13 +732,15 @@ impl Reader {
     }
 
     /// Whether a numeric placeholder must have the dataset's exact datatype (the default) or
-    /// only the same class (then it is compared with the values at full precision).
+    /// only the same class (then it is compared with the values at full precision); ritsuko's
+    /// `type_class_only`.
     pub fn exact_placeholder_type(mut self, exact: bool) -> Self {
         self.exact_placeholder_type = exact;
         self
     }
 
-    /// The placeholder attribute of a dataset, validated (scalar, datatype), or `None`.
+    /// The placeholder attribute of a dataset, validated (scalar, datatype, not a NULL
+    /// string), or `None`.
     pub fn placeholder_attribute(&self, ds: &impl AsDataset) -> Result<Option<Attribute>> {
         let ds = &*ds.low()?;
         self.placeholder_attribute_impl(ds)
@@ -558,27 +753,21 @@ impl Reader {
             Err(e) if e.kind() == h5_io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(e.into()),
         };
-        if !matches!(a.dataspace(), h5_io::selection::Dataspace::Scalar) {
-            return Err(Error::rule(
-                Rule::PlaceholderScalar,
-                format!("attribute {:?} has shape {:?}", self.placeholder, a.shape()),
-            ));
-        }
-        let (d, p) = (ds.datatype(), a.datatype());
-        let ok = match d {
-            Datatype::String(_) => matches!(p, Datatype::String(_)),
-            Datatype::Integer(_) | Datatype::Float(_) if self.exact_placeholder_type => p == d,
-            Datatype::Integer(_) | Datatype::Float(_) => p.class() == d.class(),
-            _ => true,
-        };
-        if !ok {
-            return Err(Error::rule(
-                Rule::PlaceholderType,
-                format!(
-                    "attribute {:?} is {p}, the dataset is {d}",
-                    self.placeholder
-                ),
-            ));
+        match ds.datatype() {
+            Datatype::String(_) => {
+                ritsuko::check_string_placeholder(&a)?;
+            }
+            Datatype::Integer(_) | Datatype::Float(_) => {
+                ritsuko::check_numeric_placeholder(ds, &a, !self.exact_placeholder_type)?;
+            }
+            _ => {
+                if !matches!(a.dataspace(), h5_io::selection::Dataspace::Scalar) {
+                    return Err(Error::rule(
+                        Rule::PlaceholderScalar,
+                        format!("expected the '{}' attribute to be a scalar", a.name()),
+                    ));
+                }
+            }
         }
         Ok(Some(a))
     }
@@ -592,7 +781,7 @@ impl Reader {
 
     fn read_impl<T: Value>(&self, ds: &Dataset) -> Result<Masked<T>> {
         let dt = ds.datatype();
-        if let Err(e) = check_datatype::<T>(dt) {
+        if let Err(e) = check_datatype_with::<T>(dt, self.rules) {
             // Narrowing keeps the class rules: integers for integer types, numbers for
             // floats, strings for strings.
             let class_ok = matches!(
@@ -609,49 +798,36 @@ impl Reader {
         }
         let attr = self.placeholder_attribute_impl(ds)?;
         let (raw, _) = ds.read_raw()?;
-        let values = T::decode(ds, dt, &raw)?;
+        let file = ds.file();
+        let text = matches!(T::repr(), Repr::Text | Repr::Bytes);
+        let (values, bytes) = if text {
+            let bytes = ritsuko::strings(file, dt, &raw, &format!("in '{}'", ds.path()))?;
+            if self.rules == Rules::DeprecatedPolicy {
+                check_utf8(&bytes)?;
+            }
+            (T::decode(ds, dt, &raw)?, Some(bytes))
+        } else {
+            (T::decode(ds, dt, &raw)?, None)
+        };
         let (missing, placeholder) = match attr {
             None => (vec![false; values.len()], None),
             Some(a) => {
                 let (praw, pdt) = a.read_raw();
-                let file = ds.file();
-                let p = full(file, &pdt, &praw)?;
-                let v = full(file, dt, &raw)?;
-                let missing = match (&v, &p) {
-                    (Full::Int(v), Full::Int(p)) => match p.first() {
-                        Some(p) => v.iter().map(|x| x == p).collect(),
-                        None => vec![false; v.len()],
-                    },
-                    (Full::Float(v), Full::Float(p)) => match p.first() {
-                        Some(p) if p.is_nan() => v.iter().map(|x| x.is_nan()).collect(),
-                        Some(p) => v.iter().map(|x| x == p).collect(),
-                        None => vec![false; v.len()],
-                    },
-                    (Full::Bytes(v), Full::Bytes(p)) => match p.first() {
-                        Some(p) => v.iter().map(|x| x == p).collect(),
-                        None => vec![false; v.len()],
-                    },
-                    // The placeholder's class differs from the dataset's (checked above, so
-                    // not reached).
-                    _ => {
-                        return Err(Error::rule(
-                            Rule::PlaceholderType,
-                            format!(
-                                "attribute {:?} is {pdt}, the dataset is {dt}",
-                                self.placeholder
-                            ),
-                        ))
+                let missing = match &bytes {
+                    Some(v) => {
+                        let p = ritsuko::string_placeholder_value(&a)?;
+                        v.iter().map(|x| *x == p).collect()
                     }
+                    None => numeric_mask(file, dt, &raw, &pdt, &praw, self.rules)?,
                 };
                 // The placeholder as the reader's type (for information).
-                let pv = if matches!(T::repr(), Repr::Text)
-                    || check_datatype::<T>(&pdt).is_ok()
-                    || self.narrowing
-                {
-                    T::decode(ds, &pdt, &praw).ok().and_then(|mut v| v.pop())
-                } else {
-                    None
-                };
+                let pv =
+                    if text || check_datatype_with::<T>(&pdt, self.rules).is_ok() || self.narrowing
+                    {
+                        T::decode(ds, &pdt, &praw).ok().and_then(|mut v| v.pop())
+                    } else {
+                        None
+                    };
                 (missing, pv)
             }
         };
@@ -664,46 +840,81 @@ impl Reader {
     }
 }
 
-/// Read a dataset as `T` under the policy with the default [`Reader`].
+/// Read a dataset as `T` under ritsuko's rules with the default [`Reader`].
 pub fn read<T: Value>(ds: &impl AsDataset) -> Result<Masked<T>> {
     Reader::new().read(ds)
 }
 
-/// Read a dataset as `T` under the policy with the default [`Reader`], `None` where missing.
+/// Read a dataset as `T` under ritsuko's rules with the default [`Reader`], `None` where
+/// missing.
 pub fn read_options<T: Value>(ds: &impl AsDataset) -> Result<Vec<Option<T>>> {
     Ok(read(ds)?.into_options())
 }
 
+/// How a placeholder is chosen ([`Placeholder::choose_with`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Choice {
+    /// The order candidates are tried in.
+    pub rules: Rules,
+    /// Floats: never choose NaN (ritsuko's `skip_nan`, for formats whose NaNs are values
+    /// under a NaN-blind comparison).
+    pub skip_nan: bool,
+}
+
 /// A type a writer can choose a placeholder for.
 pub trait Placeholder: Sized + Clone {
-    /// A value equal to none of `present`, by the policy's equality (for floats a NaN only
-    /// when no value is a NaN, since a NaN placeholder makes every NaN missing), or `None`
-    /// when every value of the type is present.
-    fn choose(present: &[Self]) -> Option<Self>;
+    /// A value equal to none of `present` (for floats a NaN only when no value is a NaN), or
+    /// `None` when every candidate is present, chosen as `how` says.
+    fn choose_with(present: &[Self], how: Choice) -> Option<Self>;
+
+    /// [`Placeholder::choose_with`] in ritsuko's order.
+    fn choose(present: &[Self]) -> Option<Self> {
+        Self::choose_with(present, Choice::default())
+    }
 }
 
 macro_rules! int_placeholder {
     ($($t:ty),*) => {$(
         impl Placeholder for $t {
-            fn choose(present: &[Self]) -> Option<Self> {
-                // R's convention first: the minimum (then the maximum), else the smallest
-                // value not present.
+            fn choose_with(present: &[Self], how: Choice) -> Option<Self> {
                 let mut v = present.to_vec();
                 v.sort_unstable();
                 v.dedup();
-                for c in [<$t>::MIN, <$t>::MAX] {
-                    if v.binary_search(&c).is_err() {
-                        return Some(c);
+                let absent = |c: $t| v.binary_search(&c).is_err();
+                match how.rules {
+                    // ritsuko `choose_missing_placeholder.hpp`,
+                    // `choose_missing_integer_placeholder`: the minimum (signed types), the
+                    // maximum, 0, then one past the first value followed by a gap.
+                    Rules::Ritsuko => {
+                        let mut firsts = vec![<$t>::MAX, 0];
+                        if <$t>::MIN != 0 {
+                            firsts.insert(0, <$t>::MIN);
+                        }
+                        if let Some(c) = firsts.into_iter().find(|&c| absent(c)) {
+                            return Some(c);
+                        }
+                        v.windows(2)
+                            .find(|w| i128::from(w[0]) + 1 < i128::from(w[1]))
+                            .map(|w| w[0] + 1)
+                    }
+                    // The policy: R's convention first (the minimum, then the maximum), else
+                    // the smallest value not present.
+                    _ => {
+                        for c in [<$t>::MIN, <$t>::MAX] {
+                            if absent(c) {
+                                return Some(c);
+                            }
+                        }
+                        let mut candidate = <$t>::MIN;
+                        for x in v {
+                            if x > candidate {
+                                return Some(candidate);
+                            }
+                            candidate = x.checked_add(1)?;
+                        }
+                        Some(candidate)
                     }
                 }
-                let mut candidate = <$t>::MIN;
-                for x in v {
-                    if x > candidate {
-                        return Some(candidate);
-                    }
-                    candidate = x.checked_add(1)?;
-                }
-                Some(candidate)
             }
         }
     )*};
@@ -714,36 +925,66 @@ int_placeholder!(i8, i16, i32, i64, u8, u16, u32, u64);
 macro_rules! float_placeholder {
     ($($t:ty),*) => {$(
         impl Placeholder for $t {
-            fn choose(present: &[Self]) -> Option<Self> {
-                if !present.iter().any(|x| x.is_nan()) {
+            fn choose_with(present: &[Self], how: Choice) -> Option<Self> {
+                if !how.skip_nan && !present.iter().any(|x| x.is_nan()) {
                     return Some(<$t>::NAN);
                 }
                 let mut v: Vec<$t> = present.iter().copied().filter(|x| !x.is_nan()).collect();
                 v.sort_unstable_by(|a, b| a.total_cmp(b));
-                for c in [<$t>::NEG_INFINITY, <$t>::INFINITY, <$t>::MIN, <$t>::MAX] {
-                    if !v.iter().any(|x| *x == c) {
-                        return Some(c);
+                v.dedup_by(|a, b| a == b);
+                let absent = |c: $t| !v.iter().any(|x| *x == c);
+                match how.rules {
+                    // ritsuko `choose_missing_placeholder.hpp`,
+                    // `choose_missing_float_placeholder`: +Inf, -Inf, the lowest, the
+                    // highest, 0 (equal to -0), then halfway between the lowest and the first
+                    // finite value, or between consecutive finite values, where that is a
+                    // new value. (ritsuko's std::set of the values is not ordered when a NaN
+                    // is among them; NaNs are left out of the search here.)
+                    Rules::Ritsuko => {
+                        let firsts = [<$t>::INFINITY, <$t>::NEG_INFINITY, <$t>::MIN, <$t>::MAX, 0.0];
+                        if let Some(c) = firsts.into_iter().find(|&c| absent(c)) {
+                            return Some(c);
+                        }
+                        let mut last = <$t>::MIN;
+                        for x in v.into_iter().filter(|x| x.is_finite()) {
+                            let candidate = last + (x - last) / 2.0;
+                            if candidate != last && candidate != x {
+                                return Some(candidate);
+                            }
+                            last = x;
+                        }
+                        None
+                    }
+                    // The policy: -Inf, +Inf, the lowest, the highest, then the next float
+                    // up from the lowest that is not present.
+                    _ => {
+                        for c in [<$t>::NEG_INFINITY, <$t>::INFINITY, <$t>::MIN, <$t>::MAX] {
+                            if absent(c) {
+                                return Some(c);
+                            }
+                        }
+                        let mut candidate = <$t>::MIN;
+                        for x in v {
+                            if x < candidate {
+                                continue;
+                            }
+                            if x > candidate {
+                                return Some(candidate);
+                            }
+                            // The next float up (`next_up`, newer than the minimum Rust
+                            // version); -0.0 equals 0.0, so both step to the smallest positive
+                            // value.
+                            candidate = if candidate == 0.0 {
+                                <$t>::from_bits(1)
+                            } else if candidate < 0.0 {
+                                <$t>::from_bits(candidate.to_bits() - 1)
+                            } else {
+                                <$t>::from_bits(candidate.to_bits() + 1)
+                            };
+                        }
+                        (candidate.is_finite()).then_some(candidate)
                     }
                 }
-                let mut candidate = <$t>::MIN;
-                for x in v {
-                    if x < candidate {
-                        continue;
-                    }
-                    if x > candidate {
-                        return Some(candidate);
-                    }
-                    // The next float up (`next_up`, newer than the minimum Rust version);
-                    // -0.0 equals 0.0, so both step to the smallest positive value.
-                    candidate = if candidate == 0.0 {
-                        <$t>::from_bits(1)
-                    } else if candidate < 0.0 {
-                        <$t>::from_bits(candidate.to_bits() - 1)
-                    } else {
-                        <$t>::from_bits(candidate.to_bits() + 1)
-                    };
-                }
-                (candidate.is_finite()).then_some(candidate)
             }
         }
     )*};
@@ -752,7 +993,9 @@ macro_rules! float_placeholder {
 float_placeholder!(f32, f64);
 
 impl Placeholder for String {
-    fn choose(present: &[Self]) -> Option<Self> {
+    /// `"NA"`, else `"NA_1"`, `"NA_2"`... (ritsuko chooses no string placeholders; the
+    /// formats' writers use `"NA"`-like strings).
+    fn choose_with(present: &[Self], _how: Choice) -> Option<Self> {
         let taken: std::collections::HashSet<&str> = present.iter().map(String::as_str).collect();
         std::iter::once("NA".to_string())
             .chain((1..).map(|i| format!("NA_{i}")))
@@ -760,12 +1003,12 @@ impl Placeholder for String {
     }
 }
 
-/// A placeholder absent from `present` (see [`Placeholder::choose`]).
+/// A placeholder absent from `present`, in ritsuko's order (see [`Placeholder::choose`]).
 pub fn choose_placeholder<T: Placeholder>(present: &[T]) -> Option<T> {
     T::choose(present)
 }
 
-/// Values ready to be written under the policy: missing values replaced by a placeholder, to
+/// Values ready to be written under the BioC rules: missing values replaced by a placeholder, to
 /// be stored in the placeholder attribute (none when nothing is missing).
 #[derive(Clone, Debug, PartialEq)]
 pub struct WithPlaceholder<T> {
@@ -800,10 +1043,10 @@ pub fn with_placeholder<T: Placeholder>(values: &[Option<T>]) -> Result<WithPlac
     })
 }
 
-/// Write `values` as the one-dimensional dataset `name` of `group` under the policy: missing
+/// Write `values` as the one-dimensional dataset `name` of `group` under the BioC rules: missing
 /// values (`None`) are replaced by a placeholder chosen for the data
 /// ([`with_placeholder`]), stored as the scalar attribute `missing-value-placeholder` of the
-/// dataset's own datatype. Nothing missing: no attribute. A reader following the policy
+/// dataset's own datatype. Nothing missing: no attribute. A reader following the rules
 /// ([`read`]) gives the `None`s back.
 pub fn write<T: Placeholder + h5::H5Type>(
     group: &h5::Group,
@@ -883,10 +1126,18 @@ mod tests {
         let f16: Datatype = FloatType::ieee(2, ByteOrder::LittleEndian, 5, 10).into();
         let f32t: Datatype = FloatType::ieee(4, ByteOrder::LittleEndian, 8, 23).into();
         let f64t: Datatype = FloatType::ieee(8, ByteOrder::BigEndian, 11, 52).into();
-        assert!(check_datatype::<f64>(&f16).is_ok());
+        let policy = |dt: &Datatype| check_datatype_with::<f64>(dt, Rules::DeprecatedPolicy);
+        assert!(policy(&f16).is_ok());
+        assert!(check_datatype_with::<f32>(&f16, Rules::DeprecatedPolicy).is_ok());
+        // ritsuko: IEEE binary32/binary64 only.
+        assert_eq!(
+            check_datatype::<f64>(&f16).unwrap_err().broken_rule(),
+            Some(Rule::Float)
+        );
+        assert!(check_datatype::<f32>(&f16).is_err());
         assert!(check_datatype::<f64>(&f32t).is_ok());
         assert!(check_datatype::<f64>(&f64t).is_ok());
-        assert!(check_datatype::<f32>(&f16).is_ok());
+        assert!(policy(&f32t).is_ok() && policy(&f64t).is_ok());
         assert_eq!(
             check_datatype::<f32>(&f64t).unwrap_err().broken_rule(),
             Some(Rule::Float)
@@ -908,24 +1159,45 @@ mod tests {
         );
     }
 
+    fn policy<T: Placeholder>(v: &[T]) -> Option<T> {
+        T::choose_with(
+            v,
+            Choice {
+                rules: Rules::DeprecatedPolicy,
+                skip_nan: false,
+            },
+        )
+    }
+
     #[test]
     fn integer_placeholders() {
         assert_eq!(choose_placeholder::<i32>(&[1, 2, 3]), Some(i32::MIN));
         assert_eq!(choose_placeholder::<i32>(&[i32::MIN, 2]), Some(i32::MAX));
+        // ritsuko tries 0 before the first gap; the policy goes to the gap.
+        let v = [i8::MIN, i8::MAX, -127, -125];
+        assert_eq!(choose_placeholder::<i8>(&v), Some(0));
+        assert_eq!(policy::<i8>(&v), Some(-126));
         assert_eq!(
-            choose_placeholder::<i8>(&[i8::MIN, i8::MAX, -127, -125]),
+            choose_placeholder::<i8>(&[i8::MIN, i8::MAX, 0, -127]),
             Some(-126)
         );
+        assert_eq!(choose_placeholder::<u16>(&[1, 2, 3]), Some(u16::MAX));
+        assert_eq!(choose_placeholder::<u16>(&[1, 2, 3, 0, u16::MAX]), Some(4));
         let all: Vec<u8> = (0..=255).collect();
         assert_eq!(choose_placeholder::<u8>(&all), None);
+        assert_eq!(policy::<u8>(&all), None);
         let all_but: Vec<u8> = (0..=255).filter(|&x| x != 77).collect();
         assert_eq!(choose_placeholder::<u8>(&all_but), Some(77));
+        assert_eq!(policy::<u8>(&all_but), Some(77));
     }
 
     #[test]
     fn float_placeholders() {
         assert!(choose_placeholder::<f64>(&[1.0, 2.0]).unwrap().is_nan());
+        // ritsuko: +Inf before -Inf; the policy the other way round.
         let p = choose_placeholder::<f64>(&[f64::NAN, 1.0]).unwrap();
+        assert_eq!(p, f64::INFINITY);
+        let p = policy::<f64>(&[f64::NAN, 1.0]).unwrap();
         assert_eq!(p, f64::NEG_INFINITY);
         let v = [
             f64::NAN,
@@ -934,8 +1206,13 @@ mod tests {
             f64::MIN,
             f64::MAX,
         ];
-        let p = choose_placeholder::<f64>(&v).unwrap();
+        let p = policy::<f64>(&v).unwrap();
         assert_eq!(p, f64::from_bits(f64::MIN.to_bits() - 1));
+        // ritsuko: 0, then halfway from the lowest.
+        assert_eq!(choose_placeholder::<f64>(&v), Some(0.0));
+        let mut w = v.to_vec();
+        w.push(-0.0);
+        assert_eq!(choose_placeholder::<f64>(&w), Some(f64::MIN / 2.0));
         let up = |x: f32| f32::from_bits(x.to_bits() - 1);
         let v = [
             f32::NAN,
@@ -945,7 +1222,7 @@ mod tests {
             f32::MAX,
             up(f32::MIN),
         ];
-        let p = choose_placeholder::<f32>(&v).unwrap();
+        let p = policy::<f32>(&v).unwrap();
         assert_eq!(p, up(up(f32::MIN)));
         assert!(!v.contains(&p));
     }
