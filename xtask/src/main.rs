@@ -19,6 +19,8 @@ mod oracle_bioc;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+mod oracle_netcdf;
+
 /// The h5py version the interop tests and fixtures are made with.
 /// The facade's examples CI runs: the quickstart and one per section of the crate's tour.
 const EXAMPLES: &[&str] = &[
@@ -282,6 +284,7 @@ fn install_oracles() -> Result {
         pip_install(&format!("hdf5plugin=={HDF5PLUGIN_VERSION}"))?;
     }
     oracle_bioc::install()?;
+    oracle_netcdf::install()?;
     install_moto()
 }
 
