@@ -78,8 +78,6 @@ pub struct FileLock {
     path: PathBuf,
 }
 
-
-
 #[cold]
 fn in_use(path: &Path, access: Access, why: impl std::fmt::Display) -> Error {
     let what = match access {
@@ -131,7 +129,9 @@ impl FileLock {
             let unsupported = |e: Errno| {
                 mode == Locking::BestEffort && matches!(e, Errno::ENOSYS | Errno::ENOTSUP)
             };
-            let mut t = table().lock().map_err(|_| in_use(path, access, "poisoned"))?;
+            let mut t = table()
+                .lock()
+                .map_err(|_| in_use(path, access, "poisoned"))?;
             if let Some(h) = t.get_mut(&key) {
                 // Another handle of this process holds it: a writer after readers takes the
                 // exclusive lock over the shared one (kept until the last handle goes).

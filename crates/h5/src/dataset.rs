@@ -173,8 +173,14 @@ impl Dataset {
     // writer's model (no flush); a read-only file's from what the reader decoded when the
     // handle was made. (Were the file closed meanwhile, the last values decoded, or none.)
 
-    /// The datatype and extent last seen.
+    /// The datatype and extent last seen (a read-only file's as its reader now decodes
+    /// them: after [`crate::File::refresh`], the new extent).
     fn last(&self) -> (Datatype, Dataspace) {
+        if !self.obj.is_writable() {
+            if let Ok(d) = self.io() {
+                return (d.datatype().clone(), d.dataspace().clone());
+            }
+        }
         match self.last.lock() {
             Ok(l) => l.clone(),
             Err(p) => p.into_inner().clone(),

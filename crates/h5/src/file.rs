@@ -104,9 +104,7 @@ fn lock_file(path: &Path, access: Access) -> Result<Option<FileLock>> {
     if !path.is_file() {
         return Ok(None);
     }
-    Ok(Some(
-        FileLock::acquire(path, access).map_err(Error::from)?,
-    ))
+    Ok(Some(FileLock::acquire(path, access).map_err(Error::from)?))
 }
 
 /// An HDF5 file. Cheap to clone (the clones share the file); `Send + Sync`.
