@@ -65,7 +65,7 @@ pub use copy::{copy_file, CopyOptions, CopyReport, DatasetHook, DEFAULT_MAX_READ
 pub use dataset::{AllocTime, DatasetSpec, FillTime, StorageSpec};
 pub use file::{FileFormat, FileWriter, ObjId, ObjectKind};
 pub use group::{CreationOrder, GroupOptions, LinkSpec};
-pub use status::clear_status_flags;
+pub use status::{clear_status_flags, clear_status_flags_with, DEFAULT_EOA_INCREMENT};
 
 use std::fmt;
 

@@ -17,6 +17,21 @@ use crate::lock::{Access, FileLock};
 /// writing meanwhile, so a writer that still holds its lock is not disturbed (a SWMR writer
 /// gave its lock up: its marks are cleared under it if asked).
 pub fn clear_status_flags(path: impl AsRef<Path>) -> Result<Option<u32>> {
+    clear_status_flags_with(path, None)
+}
+
+/// The default increment of `h5clear --increment` (1 MiB).
+pub const DEFAULT_EOA_INCREMENT: u64 = 1 << 20;
+
+/// [`clear_status_flags`], and with `increment` (`h5clear --increment=C`) also set the
+/// superblock's end of file address to the larger of it and the file's size, plus
+/// `increment` (the file is extended to it): a writer of the reference library that stopped in SWMR mode may have written
+/// past the end of file its superblock stores, which the reference library then refuses to
+/// read ("addr overflow"). The file is written whenever `increment` is given.
+pub fn clear_status_flags_with(
+    path: impl AsRef<Path>,
+    increment: Option<u64>,
+) -> Result<Option<u32>> {
     let path = path.as_ref();
     let _lock = FileLock::acquire(path, Access::Write).map_err(|e| {
         Error::new(
@@ -53,12 +68,28 @@ pub fn clear_status_flags(path: impl AsRef<Path>) -> Result<Option<u32>> {
     })?;
     let head = file.read_vec(at, 4096.min(len - at) as usize)?;
     let mut sb = Superblock::parse(&mut Cursor::new(&head, at, Sizes::DEFAULT))?;
-    if sb.flags == 0 {
+    if sb.flags == 0 && increment.is_none() {
         return Ok(None);
     }
     let old = sb.flags;
     let n = sb.encoded_len();
     sb.flags = 0;
+    if let Some(c) = increment {
+        let stored = sb.eof_address.get().unwrap_or(0);
+        let eof = stored.max(len).checked_add(c).ok_or_else(|| {
+            Error::new(
+                ErrorKind::InvalidArgument,
+                format!(
+                    "end of file address {} + increment {c} overflows",
+                    stored.max(len)
+                ),
+            )
+        })?;
+        sb.eof_address = h5_format::Addr(eof);
+        // The file reaches its new end (as the reference library extends a file to its end
+        // of allocation when it closes it).
+        file.set_len(eof)?;
+    }
     let mut w = Writer::new(sb.sizes);
     sb.encode(&mut w);
     ensure!(
@@ -70,5 +101,5 @@ pub fn clear_status_flags(path: impl AsRef<Path>) -> Result<Option<u32>> {
     );
     file.write_all_at(at, w.as_slice())?;
     file.sync_data()?;
-    Ok(Some(old))
+    Ok((old != 0).then_some(old))
 }
