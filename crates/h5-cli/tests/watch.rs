@@ -160,3 +160,61 @@ os._exit(0)
         .unwrap();
     assert_eq!(missing.status.code(), Some(1));
 }
+
+#[test]
+fn watch_stops_on_ctrl_c() {
+    let Some(py) = h5_oracle::require("h5py", h5_oracle::h5py()) else {
+        return;
+    };
+    let Some(kill) = h5_oracle::require("kill", h5_oracle::tool("kill")) else {
+        return;
+    };
+    let p = dir("ctrlc").join("w.h5");
+    // SWMR writing on, then idle until told to stop.
+    let mut writer = Child(
+        Command::new(&py)
+            .args(["-c", WRITER, p.to_str().unwrap(), "0", "1"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut out = BufReader::new(writer.0.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    assert_eq!(line.trim(), "ready");
+    let mut watch = Child(
+        Command::new(env!("CARGO_BIN_EXE_h5"))
+            .args(["watch", "--interval", "0.05"])
+            .arg(format!("{}/x", p.display()))
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let pid = watch.0.id().to_string();
+    let st = Command::new(kill).args(["-INT", &pid]).status().unwrap();
+    assert!(st.success());
+    let t0 = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = watch.0.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            t0.elapsed().as_secs() < 10,
+            "h5 watch did not stop on SIGINT"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert!(status.success(), "{status:?}");
+    let mut text = String::new();
+    watch
+        .0
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut text)
+        .unwrap();
+    assert_eq!(text, "Monitoring dataset /x...\n");
+    drop(writer.0.stdin.take());
+}

@@ -51,8 +51,9 @@ pub(crate) struct Shared {
     /// `None` for a read-only file; the inner `None` once closed.
     writer: Option<Mutex<Option<FileWriter>>>,
     state: RwLock<ReadState>,
-    /// This handle's share of the file's lock (see `h5_io::lock`): shared for reading,
-    /// exclusive for writing, given up when SWMR writing starts or the file is closed.
+    /// This handle's share of the file's lock (see `h5_io::lock`): shared (see
+    /// [`WRITER_LOCK`] for a writer), given up when SWMR writing starts or the file is
+    /// closed.
     lock: Mutex<Option<FileLock>>,
 }
 
@@ -97,6 +98,13 @@ pub(crate) fn with_retry<R>(
         }
     }
 }
+
+/// The lock a writer of this library takes: a shared one. The reference library's writers
+/// (which lock exclusively) are kept out while it writes, as they would be by an exclusive
+/// lock, but its readers may open the file: every flush of this writer leaves the file on
+/// disk complete (h5dump and h5py read what `flush` published while the writer goes on).
+/// Two writers of this library in different processes are not kept apart by it.
+const WRITER_LOCK: Access = Access::Read;
 
 /// Lock `path` for `access` when it names a file of the file system (as opposed to a
 /// family's pattern or a multi file's base name, which the reader resolves itself).
@@ -322,12 +330,12 @@ impl File {
         let path = path.as_ref();
         not_a_directory(path)?;
         // A file another process has open is not truncated under it: lock it first.
-        let mut lock = lock_file(path, Access::Write).map_err(at_path(path))?;
+        let mut lock = lock_file(path, WRITER_LOCK).map_err(at_path(path))?;
         let w = FileWriter::create(path, format)
             .map_err(Error::from)
             .map_err(at_path(path))?;
         if lock.is_none() {
-            lock = lock_file(path, Access::Write).map_err(at_path(path))?;
+            lock = lock_file(path, WRITER_LOCK).map_err(at_path(path))?;
         }
         Self::writable(w, OpenOptions::default(), lock)
     }
@@ -358,7 +366,7 @@ impl File {
     pub fn open_rw(path: impl AsRef<Path>) -> Result<File> {
         let path = path.as_ref();
         not_a_directory(path)?;
-        let lock = lock_file(path, Access::Write).map_err(at_path(path))?;
+        let lock = lock_file(path, WRITER_LOCK).map_err(at_path(path))?;
         let w = FileWriter::open_rw(path)
             .map_err(Error::from)
             .map_err(at_path(path))?;

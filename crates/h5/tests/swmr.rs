@@ -400,3 +400,62 @@ fn our_swmr_writer_is_read_by_h5py_and_h5dump() {
         h5_oracle::run(h5dump, &[p.to_str().unwrap()], b"").unwrap();
     }
 }
+
+#[test]
+fn files_are_locked_against_the_reference_librarys_writers() {
+    let Some(py) = h5_oracle::require("h5py", h5_oracle::h5py()) else {
+        return;
+    };
+    let d = dir("locks");
+    // h5py holds a file open for writing (an exclusive lock): we are refused.
+    let p = d.join("theirs.h5");
+    let hold = r#"
+import sys, h5py
+f = h5py.File(sys.argv[1], 'w', libver='latest')
+f.create_dataset('x', data=[1, 2, 3])
+f.flush()
+print('ready', flush=True)
+sys.stdin.readline()
+"#;
+    let child = Command::new(&py)
+        .args(["-c", hold, p.to_str().unwrap()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut child = Child(child);
+    let mut out = BufReader::new(child.0.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    assert_eq!(line.trim(), "ready");
+    for e in [
+        File::open(&p).map(drop).unwrap_err(),
+        File::open_rw(&p).map(drop).unwrap_err(),
+    ] {
+        assert_eq!(e.kind(), ErrorKind::InUse, "{e}");
+        assert!(e.to_string().contains("unable to lock"), "{e}");
+    }
+    child.0.stdin.take().unwrap().write_all(b"\n").unwrap();
+    assert!(child.0.wait().unwrap().success());
+    assert_eq!(File::open(&p).unwrap().dataset("x").unwrap().len(), 3);
+
+    // Our writer holds a file: the reference library's writer is refused, its reader reads
+    // what was flushed.
+    let q = d.join("ours.h5");
+    let f = File::create_with(&q, FileFormat::Latest).unwrap();
+    f.new_dataset::<i32>()
+        .shape(&[2])
+        .create("y")
+        .unwrap()
+        .write(&[7, 8])
+        .unwrap();
+    f.flush().unwrap();
+    let write = "import sys, h5py; h5py.File(sys.argv[1], 'a')";
+    let e = h5_oracle::run(&py, &["-c", write, q.to_str().unwrap()], b"").unwrap_err();
+    assert!(e.contains("unable to lock file"), "{e}");
+    let read = "import sys, h5py; print(h5py.File(sys.argv[1], 'r')['y'][:].tolist())";
+    let out = h5_oracle::run(&py, &["-c", read, q.to_str().unwrap()], b"").unwrap();
+    assert_eq!(String::from_utf8_lossy(&out).trim(), "[7, 8]");
+    f.close().unwrap();
+    h5_oracle::run(&py, &["-c", write, q.to_str().unwrap()], b"").unwrap();
+}
