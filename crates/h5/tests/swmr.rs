@@ -459,3 +459,37 @@ sys.stdin.readline()
     f.close().unwrap();
     h5_oracle::run(&py, &["-c", write, q.to_str().unwrap()], b"").unwrap();
 }
+
+#[test]
+fn a_latest_format_file_opened_for_writing_starts_swmr_too() {
+    let p = dir("reopened").join("w.h5");
+    let f = File::create_with(&p, FileFormat::Latest).unwrap();
+    f.new_dataset::<u16>()
+        .shape(&[2])
+        .max_shape(&[None])
+        .chunk(&[3])
+        .create("x")
+        .unwrap()
+        .write(&[1, 2])
+        .unwrap();
+    f.close().unwrap();
+    let f = File::open_rw(&p).unwrap();
+    f.start_swmr().unwrap();
+    assert_eq!(status_flags(&p), 0x5);
+    let r = File::open_with(&p, swmr()).unwrap();
+    let x = f.dataset("x").unwrap();
+    let rx = r.dataset("x").unwrap();
+    for k in 0..10u16 {
+        x.append(&[k, k + 1]).unwrap();
+        f.flush().unwrap();
+        rx.refresh().unwrap();
+        assert_eq!(rx.len(), 4 + 2 * u64::from(k));
+    }
+    let e = f.create_group("g").unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidInput, "{e}");
+    f.close().unwrap();
+    assert_eq!(status_flags(&p), 0);
+    let v = File::open(&p).unwrap().dataset("x").unwrap().read::<u16>().unwrap();
+    assert_eq!(&v[..4], [1, 2, 0, 1]);
+    assert_eq!(v.len(), 22);
+}
