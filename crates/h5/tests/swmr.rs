@@ -489,7 +489,77 @@ fn a_latest_format_file_opened_for_writing_starts_swmr_too() {
     assert_eq!(e.kind(), ErrorKind::InvalidInput, "{e}");
     f.close().unwrap();
     assert_eq!(status_flags(&p), 0);
-    let v = File::open(&p).unwrap().dataset("x").unwrap().read::<u16>().unwrap();
+    let v = File::open(&p)
+        .unwrap()
+        .dataset("x")
+        .unwrap()
+        .read::<u16>()
+        .unwrap();
     assert_eq!(&v[..4], [1, 2, 0, 1]);
     assert_eq!(v.len(), 22);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_swmr_read_of_a_structure_being_rewritten_is_retried_a_bounded_number_of_times() {
+    let p = dir("retry").join("w.h5");
+    let f = File::create_with(&p, FileFormat::Latest).unwrap();
+    f.new_dataset::<i32>()
+        .shape(&[3])
+        .chunk(&[3])
+        .create("x")
+        .unwrap()
+        .write(&[4, 5, 6])
+        .unwrap();
+    f.close().unwrap();
+    let addr = File::open(&p)
+        .unwrap()
+        .walk()
+        .unwrap()
+        .into_iter()
+        .find(|(path, _, _)| path == "/x")
+        .unwrap()
+        .1
+         .0;
+    let r = File::open_with(&p, swmr()).unwrap();
+    let x = r.dataset("x").unwrap();
+    let good = std::fs::read(&p).unwrap();
+    let mut torn = good.clone();
+    // A byte of the header's messages changed: its checksum no longer matches, as when a
+    // reader reads a header the writer is rewriting.
+    torn[addr as usize + 20] ^= 0xff;
+    let write = |bytes: &[u8]| {
+        use std::os::unix::fs::FileExt;
+        let h = std::fs::OpenOptions::new().write(true).open(&p).unwrap();
+        h.write_all_at(bytes, 0).unwrap();
+    };
+    write(&torn);
+    let restore = {
+        let good = good.clone();
+        let p = p.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(150));
+            use std::os::unix::fs::FileExt;
+            let h = std::fs::OpenOptions::new().write(true).open(&p).unwrap();
+            h.write_all_at(&good, 0).unwrap();
+        })
+    };
+    let t0 = std::time::Instant::now();
+    x.refresh().unwrap();
+    assert_eq!(x.read::<i32>().unwrap(), [4, 5, 6]);
+    assert!(t0.elapsed() >= std::time::Duration::from_millis(100));
+    restore.join().unwrap();
+    // A structure that stays bad is reported after the bounded retry, not waited on forever.
+    write(&torn);
+    let t0 = std::time::Instant::now();
+    let e = x.refresh().unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Format, "{e}");
+    assert!(t0.elapsed() < std::time::Duration::from_secs(10));
+    // A plain reader does not retry.
+    write(&good);
+    let plain = File::open(&p).unwrap();
+    write(&torn);
+    let t0 = std::time::Instant::now();
+    assert!(plain.dataset("x").is_err());
+    assert!(t0.elapsed() < std::time::Duration::from_millis(100));
 }
