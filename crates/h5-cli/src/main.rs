@@ -9,6 +9,7 @@
 //! Adding a subcommand: a module with `run(&[String]) -> i32`, one [`COMMANDS`] entry.
 
 mod check;
+mod clear;
 mod convert;
 mod diff;
 mod dtype;
@@ -19,6 +20,7 @@ mod ls;
 mod progress;
 mod repack;
 mod stat;
+mod watch;
 
 /// A subcommand: its name, usage line, one-line description and entry point.
 struct Subcommand {
@@ -65,6 +67,18 @@ const COMMANDS: &[Subcommand] = &[
         usage: "h5 check [-v] FILE",
         about: "check every structure of a file; exit 0 if sound, 1 if not",
         run: check::run,
+    },
+    Subcommand {
+        name: "watch",
+        usage: "h5 watch [--interval S] [--dim N] [--sizes] [--width W] FILE/DATASET",
+        about: "print what a SWMR writer appends to a dataset, as h5watch does",
+        run: watch::run,
+    },
+    Subcommand {
+        name: "clear",
+        usage: "h5 clear [-s] [-v] FILE...",
+        about: "reset the status flags of files a writer left marked open (h5clear -s)",
+        run: clear::run,
     },
     Subcommand {
         name: "dtype",

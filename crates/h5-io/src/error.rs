@@ -35,6 +35,10 @@ pub enum ErrorKind {
     /// The file is shorter than the end of file address its superblock stores (see
     /// [`crate::file::OpenOptions::allow_truncated`]).
     Truncated,
+    /// The file is in use: locked by another process (see [`crate::lock`]), or its superblock
+    /// marks it open for writing (a writer still running, or one that stopped without closing
+    /// the file: `h5 clear` resets the mark, as the reference library's `h5clear -s` does).
+    InUse,
 }
 
 impl ErrorKind {
@@ -53,6 +57,7 @@ impl ErrorKind {
             ErrorKind::LimitExceeded => "limit exceeded",
             ErrorKind::InvalidArgument => "invalid argument",
             ErrorKind::Truncated => "truncated file",
+            ErrorKind::InUse => "file in use",
         }
     }
 }

@@ -49,6 +49,10 @@ pub struct OpenOptions {
     /// external raw data, family and multi members, onion histories); `None`: the file system
     /// ([`FsResolver`]).
     pub resolver: Option<Arc<dyn Resolver>>,
+    /// Single-writer/multiple-reader reading (`H5F_ACC_SWMR_READ`): a file whose superblock
+    /// marks it open for SWMR writing opens (its end of file is not checked: the writer may
+    /// not have written all of it yet). See [`check_status_flags`].
+    pub swmr: bool,
 }
 
 impl OpenOptions {
@@ -66,6 +70,12 @@ impl OpenOptions {
     /// Allow or refuse opening a truncated file (see [`OpenOptions::allow_truncated`]).
     pub fn allow_truncated(mut self, allow: bool) -> Self {
         self.allow_truncated = allow;
+        self
+    }
+
+    /// Read a file that a single writer is writing (see [`OpenOptions::swmr`]).
+    pub fn swmr(mut self, swmr: bool) -> Self {
+        self.swmr = swmr;
         self
     }
 
@@ -155,6 +165,43 @@ fn check_not_truncated(sb: &Superblock, len: u64) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The reference library's check of a version 3 superblock's "File Consistency Flags" when a
+/// file is opened for reading (`H5F_open`): without SWMR, a file marked open for writing (or
+/// SWMR writing) is refused; with SWMR, a file must be marked both open for writing and for
+/// SWMR writing, or neither. Earlier superblock versions are not checked.
+pub fn check_status_flags(sb: &Superblock, swmr: bool) -> Result<()> {
+    use superblock::{FLAG_SWMR_WRITE_ACCESS as SWMR, FLAG_WRITE_ACCESS as WRITE};
+    if sb.version < 3 {
+        return Ok(());
+    }
+    let (w, s) = (sb.flags & WRITE != 0, sb.flags & SWMR != 0);
+    if swmr {
+        ensure!(
+            w == s,
+            InUse,
+            "file is not already open for SWMR writing (status flags {:#x})",
+            sb.flags
+        );
+    } else {
+        ensure!(
+            !w && !s,
+            InUse,
+            "file is already open for write{} (status flags {:#x}; open it with \
+             OpenOptions::swmr while its writer runs, or reset the flags of a file whose \
+             writer stopped with `h5 clear FILE`)",
+            if s { "/SWMR write" } else { "" },
+            sb.flags
+        );
+    }
+    Ok(())
+}
+
+/// Whether a superblock marks its file open for SWMR writing (both flags set, version 3).
+pub fn marked_swmr_writing(sb: &Superblock) -> bool {
+    use superblock::{FLAG_SWMR_WRITE_ACCESS as SWMR, FLAG_WRITE_ACCESS as WRITE};
+    sb.version >= 3 && sb.flags & (WRITE | SWMR) == WRITE | SWMR
 }
 
 impl File {
@@ -318,7 +365,14 @@ impl File {
             }
             _ => {}
         }
-        if !options.allow_truncated && !matches!(driver, Some(DriverData::Multi { .. })) {
+        check_status_flags(&sb, options.swmr)?;
+        // A file being written in SWMR mode may look truncated: the reference library skips
+        // the check then.
+        let swmr_writing = options.swmr && marked_swmr_writing(&sb);
+        if !options.allow_truncated
+            && !swmr_writing
+            && !matches!(driver, Some(DriverData::Multi { .. }))
+        {
             check_not_truncated(&sb, source.len()?)?;
         }
         Ok(File {

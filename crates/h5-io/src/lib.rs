@@ -12,6 +12,7 @@ pub mod file;
 pub mod filter;
 pub mod group;
 pub mod link;
+pub mod lock;
 pub mod object;
 pub mod onion;
 pub mod raw;

@@ -58,12 +58,14 @@ mod manage;
 pub mod paged;
 mod reference;
 mod space;
+mod status;
 mod value;
 
 pub use copy::{copy_file, CopyOptions, CopyReport, DatasetHook, DEFAULT_MAX_READ};
 pub use dataset::{AllocTime, DatasetSpec, FillTime, StorageSpec};
 pub use file::{FileFormat, FileWriter, ObjId, ObjectKind};
 pub use group::{CreationOrder, GroupOptions, LinkSpec};
+pub use status::{clear_status_flags, clear_status_flags_with, DEFAULT_EOA_INCREMENT};
 
 use std::fmt;
 
@@ -93,6 +95,9 @@ pub enum ErrorKind {
     Format,
     /// The writer was closed after an earlier failure.
     Closed,
+    /// The file is in use: locked by another process, or marked open for writing by its
+    /// superblock (see `crate::ErrorKind::InUse`).
+    InUse,
 }
 
 impl ErrorKind {
@@ -109,6 +114,7 @@ impl ErrorKind {
             ErrorKind::Unsupported => "unsupported",
             ErrorKind::Format => "format error",
             ErrorKind::Closed => "closed",
+            ErrorKind::InUse => "file in use",
         }
     }
 }

@@ -118,6 +118,35 @@ impl Dataset {
         Ok(d)
     }
 
+    /// `f` on the reader's dataset; for a SWMR reader, a read that fails to decode (a
+    /// structure the writer was rewriting) is tried again on the file read anew, a bounded
+    /// number of times (see [`crate::file::SWMR_READ_ATTEMPTS`]).
+    fn reading<R>(&self, f: impl Fn(&h5_io::Dataset) -> h5_io::Result<R>) -> Result<R> {
+        let file = &self.obj.file;
+        let once = || Ok(f(&self.io()?)?);
+        if file.is_swmr_reader() {
+            crate::file::with_retry(once, || file.refresh())
+        } else {
+            once()
+        }
+    }
+
+    /// Read the dataset again as the file is on disk now (a SWMR reader's `H5Drefresh`):
+    /// its extent, chunk index and header as the writer last flushed them. (The file is read
+    /// anew, see [`crate::File::refresh`]; other handles see the new state too.)
+    pub fn refresh(&self) -> Result<()> {
+        let file = &self.obj.file;
+        file.refresh()?;
+        if !self.obj.is_writable() {
+            if file.is_swmr_reader() {
+                crate::file::with_retry(|| self.io().map(drop), || file.refresh())?;
+            } else {
+                self.io()?;
+            }
+        }
+        Ok(())
+    }
+
     /// The low-level reader's dataset, as the file is now.
     pub fn inner(&self) -> Result<h5_io::Dataset> {
         self.io()
@@ -144,8 +173,14 @@ impl Dataset {
     // writer's model (no flush); a read-only file's from what the reader decoded when the
     // handle was made. (Were the file closed meanwhile, the last values decoded, or none.)
 
-    /// The datatype and extent last seen.
+    /// The datatype and extent last seen (a read-only file's as its reader now decodes
+    /// them: after [`crate::File::refresh`], the new extent).
     fn last(&self) -> (Datatype, Dataspace) {
+        if !self.obj.is_writable() {
+            if let Ok(d) = self.io() {
+                return (d.datatype().clone(), d.dataspace().clone());
+            }
+        }
         match self.last.lock() {
             Ok(l) => l.clone(),
             Err(p) => p.into_inner().clone(),
@@ -254,12 +289,12 @@ impl Dataset {
 
     /// Every element converted to `T`, in row-major order.
     pub fn read<T: H5Type>(&self) -> Result<Vec<T>> {
-        Ok(self.io()?.read::<T>()?)
+        self.reading(|d| d.read::<T>())
     }
 
     /// Every element in the file's own datatype, as stored.
     pub fn read_raw(&self) -> Result<(Vec<u8>, Datatype)> {
-        Ok(self.io()?.read_raw()?)
+        self.reading(|d| d.read_raw())
     }
 
     /// The one element of a scalar (or one-element) dataset.
@@ -278,12 +313,12 @@ impl Dataset {
 
     /// The elements of `selection`, converted to `T`, in the selection's order.
     pub fn read_selection<T: H5Type>(&self, selection: &Selection) -> Result<Vec<T>> {
-        Ok(self.io()?.read_selection::<T>(selection)?)
+        self.reading(|d| d.read_selection::<T>(selection))
     }
 
     /// The selected elements in the file's datatype, placed in a buffer as `mem` says.
     pub fn read_raw_selection(&self, selection: &Selection, mem: &MemoryMap) -> Result<Vec<u8>> {
-        Ok(self.io()?.read_raw_selection(selection, mem)?)
+        self.reading(|d| d.read_raw_selection(selection, mem))
     }
 
     /// A regular hyperslab (`start`, `count`, optional `stride` and `block`; what
@@ -295,13 +330,13 @@ impl Dataset {
         count: &[u64],
         block: Option<&[u64]>,
     ) -> Result<Vec<T>> {
-        Ok(self.io()?.read_slice::<T>(start, stride, count, block)?)
+        self.reading(|d| d.read_slice::<T>(start, stride, count, block))
     }
 
     /// A netCDF-style access (whole, element, section, subsampled or mapped) converted to
     /// `T`.
     pub fn read_nc<T: H5Type>(&self, form: NcForm<'_>) -> Result<Vec<T>> {
-        Ok(self.io()?.read_nc::<T>(form)?)
+        self.reading(|d| d.read_nc::<T>(form))
     }
 
     /// Every element converted to `T`, into `buf` (of exactly [`Dataset::len`] elements):

@@ -50,6 +50,10 @@ pub enum ErrorKind {
     LimitExceeded,
     /// The file was closed (explicitly, or after an earlier failure).
     Closed,
+    /// The file is in use: locked by another process, or marked open for writing by its
+    /// superblock (a writer still running, or one that stopped without closing it: `h5 clear`
+    /// resets the mark). A file a SWMR writer writes opens with `OpenOptions::swmr`.
+    InUse,
 }
 
 impl ErrorKind {
@@ -68,6 +72,7 @@ impl ErrorKind {
             ErrorKind::Link => "link error",
             ErrorKind::LimitExceeded => "limit exceeded",
             ErrorKind::Closed => "file closed",
+            ErrorKind::InUse => "file in use",
         }
     }
 }
@@ -250,6 +255,7 @@ impl From<h5_io::Error> for Error {
             K::Datatype => ErrorKind::Conversion,
             K::Link => ErrorKind::Link,
             K::LimitExceeded => ErrorKind::LimitExceeded,
+            K::InUse => ErrorKind::InUse,
             _ => ErrorKind::Format,
         };
         let path = e.path().map(str::to_owned);
@@ -271,6 +277,7 @@ impl From<h5_io::write::Error> for Error {
             K::Unsupported => ErrorKind::Unsupported,
             K::Format => ErrorKind::Format,
             K::Closed => ErrorKind::Closed,
+            K::InUse => ErrorKind::InUse,
             _ => ErrorKind::Unsupported,
         };
         let path = e.path().map(str::to_owned);

@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
+use h5_io::lock::{Access, FileLock};
 use h5_io::write::{FileFormat, FileWriter, ObjId};
 
 use crate::attribute::{AttrBuilder, Attribute};
@@ -50,6 +51,68 @@ pub(crate) struct Shared {
     /// `None` for a read-only file; the inner `None` once closed.
     writer: Option<Mutex<Option<FileWriter>>>,
     state: RwLock<ReadState>,
+    /// This handle's share of the file's lock (see `h5_io::lock`): shared (see
+    /// [`WRITER_LOCK`] for a writer), given up when SWMR writing starts or the file is
+    /// closed.
+    lock: Mutex<Option<FileLock>>,
+}
+
+/// How many times a SWMR reader reads again a structure that failed to decode (a checksum
+/// that does not match: the writer was rewriting it) before it reports the error, and the
+/// first pause between two tries (doubled each time, up to [`SWMR_RETRY_PAUSE_MAX`]).
+pub const SWMR_READ_ATTEMPTS: u32 = 100;
+const SWMR_RETRY_PAUSE: std::time::Duration = std::time::Duration::from_micros(200);
+const SWMR_RETRY_PAUSE_MAX: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// Whether a read that failed with `e` may succeed once read again: a structure that did not
+/// decode (a checksum mismatch, a torn block), bytes past the end the file had when opened,
+/// data that did not decompress. Not: a missing object, an unsupported feature, a type
+/// that does not convert.
+pub(crate) fn retryable(e: &Error) -> bool {
+    matches!(
+        e.kind(),
+        ErrorKind::Format | ErrorKind::Filter | ErrorKind::LimitExceeded
+    )
+}
+
+/// Run `f` until it succeeds, a SWMR reader's bounded retry: an error `retryable` says may
+/// pass is tried again (after `again`, which reopens what is read) up to
+/// [`SWMR_READ_ATTEMPTS`] times in all.
+pub(crate) fn with_retry<R>(
+    mut f: impl FnMut() -> Result<R>,
+    mut again: impl FnMut() -> Result<()>,
+) -> Result<R> {
+    let mut pause = SWMR_RETRY_PAUSE;
+    let mut tries = 1;
+    loop {
+        match f() {
+            Ok(r) => return Ok(r),
+            Err(e) if tries < SWMR_READ_ATTEMPTS && retryable(&e) => {
+                tries += 1;
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(SWMR_RETRY_PAUSE_MAX);
+                // A reopen that fails is retried by the next round.
+                let _ = again();
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// The lock a writer of this library takes: a shared one. The reference library's writers
+/// (which lock exclusively) are kept out while it writes, as they would be by an exclusive
+/// lock, but its readers may open the file: every flush of this writer leaves the file on
+/// disk complete (h5dump and h5py read what `flush` published while the writer goes on).
+/// Two writers of this library in different processes are not kept apart by it.
+const WRITER_LOCK: Access = Access::Read;
+
+/// Lock `path` for `access` when it names a file of the file system (as opposed to a
+/// family's pattern or a multi file's base name, which the reader resolves itself).
+fn lock_file(path: &Path, access: Access) -> Result<Option<FileLock>> {
+    if !path.is_file() {
+        return Ok(None);
+    }
+    Ok(Some(FileLock::acquire(path, access).map_err(Error::from)?))
 }
 
 /// An HDF5 file. Cheap to clone (the clones share the file); `Send + Sync`.
@@ -101,11 +164,103 @@ impl File {
 
     /// Open the file at `path` for reading, with `options` (external links, checksums,
     /// virtual dataset options). The family and multi/split drivers are recognised.
+    ///
+    /// With [`OpenOptions::swmr`], a file a single writer is writing in SWMR mode (this
+    /// library's [`File::start_swmr`], the reference library's `H5F_ACC_SWMR_WRITE`, h5py's
+    /// `swmr_mode`) opens, and [`File::refresh`] / [`Dataset::refresh`] read what the writer
+    /// flushed since; a read that fails to decode (a structure being rewritten) is read
+    /// again a bounded number of times ([`SWMR_READ_ATTEMPTS`]). Without it, a file whose
+    /// superblock marks it open for writing is refused ([`ErrorKind::InUse`], as the
+    /// reference library refuses it). The file is locked for reading as the reference
+    /// library locks it (see `h5_io::lock`).
     pub fn open_with(path: impl AsRef<Path>, options: OpenOptions) -> Result<File> {
         let path = path.as_ref();
         not_a_directory(path)?;
-        let reader = h5_io::File::open_with(path, options.clone()).map_err(Error::from)?;
-        Ok(Self::read_only(reader, Some(path.to_path_buf()), options))
+        let lock = match &options.resolver {
+            None => lock_file(path, Access::Read)?,
+            Some(_) => None,
+        };
+        let open = || h5_io::File::open_with(path, options.clone()).map_err(Error::from);
+        let reader = if options.swmr {
+            with_retry(open, || Ok(()))?
+        } else {
+            open()?
+        };
+        let f = Self::read_only(reader, Some(path.to_path_buf()), options);
+        *f.shared.lock.lock().map_err(poisoned)? = lock;
+        Ok(f)
+    }
+
+    /// Whether the file was opened for SWMR reading ([`OpenOptions::swmr`]).
+    pub fn is_swmr_reader(&self) -> bool {
+        self.shared.writer.is_none() && self.shared.options.swmr
+    }
+
+    /// Read the file again as it is on disk now (a SWMR reader's `H5Frefresh`): every handle
+    /// decodes its object again at its next use, so extents, chunk indexes and headers the
+    /// writer changed are seen (nothing decoded before is kept). A reopen that fails to
+    /// decode is tried again a bounded number of times. For a file opened for writing,
+    /// nothing to do (its handles read what was written at once).
+    pub fn refresh(&self) -> Result<()> {
+        if self.shared.writer.is_some() {
+            return Ok(());
+        }
+        let Some(path) = self.shared.path.as_deref() else {
+            return Ok(());
+        };
+        let options = self.shared.options.clone();
+        let open = || h5_io::File::open_with(path, options.clone()).map_err(Error::from);
+        let reader = if options.swmr {
+            with_retry(open, || Ok(()))?
+        } else {
+            open()?
+        };
+        let mut st = self.shared.state.write().map_err(poisoned)?;
+        if st.reader.is_none() {
+            return Err(closed());
+        }
+        st.reader = Some(reader);
+        st.generation += 1;
+        Ok(())
+    }
+
+    /// Whether the file's superblock marks it open for SWMR writing, as the file on disk
+    /// says now (a SWMR reader uses it to know that the writer closed the file).
+    pub fn is_marked_swmr_writing(&self) -> Result<bool> {
+        let r = self.reader()?;
+        Ok(h5_io::file::marked_swmr_writing(r.superblock()))
+    }
+
+    /// Start SWMR writing (`H5Fstart_swmr_write`) on a file of [`FileFormat::Latest`]
+    /// (superblock version 3), after creating its objects and attributes: everything is
+    /// flushed, the superblock is marked open for SWMR writing and the file lock is given up,
+    /// so that readers in other processes open the file with [`OpenOptions::swmr`] (or h5py's
+    /// `swmr=True`) while it is written. Then [`Dataset::append`], [`Dataset::resize`] with
+    /// writes, and [`File::flush`] to publish what was written; creating objects, links or
+    /// attributes and deleting anything fail with [`ErrorKind::InvalidInput`] naming the rule.
+    /// [`File::close`] clears the marks. (See `h5_io::write::FileWriter::start_swmr` for the
+    /// order in which a flush writes.)
+    pub fn start_swmr(&self) -> Result<()> {
+        self.write(|w| w.start_swmr())?;
+        if let Some(mut l) = self.shared.lock.lock().map_err(poisoned)?.take() {
+            l.release();
+        }
+        Ok(())
+    }
+
+    /// Reset the superblock's status flags of the file at `path` (the reference library's
+    /// `h5clear -s`): a file a writer left marked open for writing opens again. The flags
+    /// that were set, or `None` when none were (nothing is written then).
+    pub fn clear_status_flags(path: impl AsRef<Path>) -> Result<Option<u32>> {
+        let path = path.as_ref();
+        h5_io::write::clear_status_flags(path)
+            .map_err(Error::from)
+            .map_err(at_path(path))
+    }
+
+    /// Whether SWMR writing is on ([`File::start_swmr`]).
+    pub fn is_swmr_writer(&self) -> bool {
+        self.query(|w| Ok(w.is_swmr())).unwrap_or(false)
     }
 
     /// A file held in memory, for reading.
@@ -141,11 +296,12 @@ impl File {
                     reader: Some(reader),
                     dirty: false,
                 }),
+                lock: Mutex::new(None),
             }),
         }
     }
 
-    fn writable(w: FileWriter, options: OpenOptions) -> Result<File> {
+    fn writable(w: FileWriter, options: OpenOptions, lock: Option<FileLock>) -> Result<File> {
         let root = w.address(w.root())?;
         Ok(File {
             shared: Arc::new(Shared {
@@ -158,6 +314,7 @@ impl File {
                     reader: None,
                     dirty: true,
                 }),
+                lock: Mutex::new(lock),
             }),
         })
     }
@@ -172,10 +329,15 @@ impl File {
     pub fn create_with(path: impl AsRef<Path>, format: FileFormat) -> Result<File> {
         let path = path.as_ref();
         not_a_directory(path)?;
+        // A file another process has open is not truncated under it: lock it first.
+        let mut lock = lock_file(path, WRITER_LOCK).map_err(at_path(path))?;
         let w = FileWriter::create(path, format)
             .map_err(Error::from)
             .map_err(at_path(path))?;
-        Self::writable(w, OpenOptions::default())
+        if lock.is_none() {
+            lock = lock_file(path, WRITER_LOCK).map_err(at_path(path))?;
+        }
+        Self::writable(w, OpenOptions::default(), lock)
     }
 
     /// Create a file, failing with [`ErrorKind::AlreadyExists`] if one exists (h5py's `w-`).
@@ -204,10 +366,11 @@ impl File {
     pub fn open_rw(path: impl AsRef<Path>) -> Result<File> {
         let path = path.as_ref();
         not_a_directory(path)?;
+        let lock = lock_file(path, WRITER_LOCK).map_err(at_path(path))?;
         let w = FileWriter::open_rw(path)
             .map_err(Error::from)
             .map_err(at_path(path))?;
-        let f = Self::writable(w, OpenOptions::default())?;
+        let f = Self::writable(w, OpenOptions::default(), lock)?;
         // Nothing changed yet: the reader can read the file as it is.
         f.shared.state.write().map_err(poisoned)?.dirty = false;
         Ok(f)
@@ -283,6 +446,9 @@ impl File {
         st.reader = None;
         st.dirty = false;
         st.generation += 1;
+        if let Ok(mut l) = self.shared.lock.lock() {
+            l.take();
+        }
         r
     }
 
@@ -312,8 +478,11 @@ impl File {
                 w.flush()?;
             }
             let path = self.shared.path.as_deref().ok_or_else(closed)?;
+            // The writer's own file, marked open for SWMR writing once that started.
+            let mut options = self.shared.options.clone();
+            options.swmr |= w.is_swmr();
             st.reader = Some(
-                h5_io::File::open_with(path, self.shared.options.clone())
+                h5_io::File::open_with(path, options)
                     .map_err(Error::from)
                     .map_err(at_path(path))?,
             );

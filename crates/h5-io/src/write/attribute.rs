@@ -113,6 +113,7 @@ impl FileWriter {
         committed: Option<ObjId>,
         space: Dataspace,
     ) -> Result<()> {
+        self.swmr_forbids("creating attributes")?;
         self.create_attribute_as(obj, name, datatype, committed, space, false)
     }
 
@@ -262,6 +263,7 @@ impl FileWriter {
     /// (version 2 B-tree of record type 9). The object gets a version 2 header, in the
     /// compatible format too. Only before its first attribute.
     pub fn set_attribute_order(&mut self, obj: ObjId, order: CreationOrder) -> Result<()> {
+        self.swmr_forbids("changing attribute order")?;
         let o = self.object_mut(obj)?;
         if o.attr_order == order {
             return Ok(());
@@ -292,6 +294,7 @@ impl FileWriter {
         name: &str,
         index: u16,
     ) -> Result<()> {
+        self.swmr_forbids("changing attribute creation indexes")?;
         let o = self.object_mut(obj)?;
         ensure!(
             o.attr_order != CreationOrder::Untracked,

@@ -775,6 +775,7 @@ impl FileWriter {
         dst_group: ObjId,
         name: &str,
     ) -> Result<ObjId> {
+        self.swmr_forbids("copying objects")?;
         self.group(dst_group)?;
         let dst_path = self.object_path(dst_group)?.to_owned();
         ensure!(
@@ -834,6 +835,7 @@ impl FileWriter {
         dst_group: ObjId,
         name: &str,
     ) -> Result<ObjId> {
+        self.swmr_forbids("copying objects")?;
         let full = self.full_path(base, src_path)?;
         self.open(self.root(), &full)
             .map_err(|e| e.at_path(src_path))?;
@@ -930,7 +932,7 @@ impl FileWriter {
         let path = path.as_ref().to_path_buf();
         let src = File::open(&path).map_err(|e| {
             Error::new(
-                ErrorKind::Io,
+                super::inplace::open_error_kind(&e),
                 format!("cannot open {} for writing: {e}", path.display()),
             )
         })?;

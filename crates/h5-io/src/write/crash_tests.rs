@@ -555,3 +555,126 @@ fn in_place_object_management_flush_prefixes_are_readable() {
     inplace_manage_prefixes("earliest");
     inplace_manage_prefixes("latest");
 }
+
+/// SWMR appends (extensible array, fixed array and version 2 B-tree indexes) with the N-th
+/// write failing, for every N, as a writer killed there: the file left marked open for SWMR
+/// writing opens for SWMR reading with every record of the last completed flush (and each
+/// value right); once `clear_status_flags` reset the marks (`h5 clear`), the reference
+/// h5dump reads it and our reader opens it plainly.
+#[test]
+fn swmr_appends_cut_short_keep_every_record_of_the_last_completed_flush() {
+    const PER: u64 = 4;
+    const FLUSHES: u64 = 12;
+    const N: u64 = PER * FLUSHES;
+    fn run(path: &Path, fail_at: Option<u64>) -> (u64, bool) {
+        let mut w = FileWriter::create(path, FileFormat::Latest).unwrap();
+        let unlimited =
+            |dims: &[u64]| Dataspace::with_max(dims, &vec![UNLIMITED; dims.len()]).unwrap();
+        let chunked = |dims: &[u64]| StorageSpec::Chunked(dims.to_vec());
+        let ea = dataset(&mut w, "ea", unlimited(&[0]), chunked(&[4]), []).unwrap();
+        let mut spec = DatasetSpec::new(i32t(), Dataspace::simple(&[N]).unwrap());
+        spec.storage = chunked(&[4]);
+        spec.fill_value = Some(bytes([-1]));
+        let fa = w.create_dataset(w.root(), "fa", spec).unwrap();
+        let bt = dataset(&mut w, "bt", unlimited(&[0, 2]), chunked(&[4, 2]), []).unwrap();
+        w.start_swmr().unwrap();
+        if let Some(n) = fail_at {
+            w.inject_fault(n);
+        }
+        let mut done = 0;
+        let mut failed = false;
+        for k in 0..FLUSHES {
+            let (lo, hi) = (k * PER, (k + 1) * PER);
+            let step = (|| -> Result<()> {
+                w.resize(ea, &[hi])?;
+                write_part(&mut w, "ea", &[lo], &[PER], lo as i32)?;
+                write_part(&mut w, "fa", &[lo], &[PER], lo as i32)?;
+                w.resize(bt, &[hi, 2])?;
+                write_part(&mut w, "bt", &[lo, 0], &[PER, 2], 2 * lo as i32)?;
+                w.flush()
+            })();
+            if step.is_err() {
+                failed = true;
+                break;
+            }
+            done = hi;
+        }
+        let _ = fa;
+        if failed {
+            // Killed: nothing more reaches the file (the faulty storage fails every later
+            // write, so dropping cannot clear the marks either).
+            drop(w);
+        } else {
+            failed = w.close().is_err();
+        }
+        (done, failed)
+    }
+    let check = |p: &Path, done: u64, n: u64| {
+        let f = crate::File::open_with(p, crate::OpenOptions::new().swmr(true))
+            .unwrap_or_else(|e| panic!("fault at write {n}: SWMR open: {e}"));
+        let read = |name: &str| -> Vec<i32> {
+            let d = f.root().unwrap().dataset(name).unwrap();
+            d.read::<i32>()
+                .unwrap_or_else(|e| panic!("fault at write {n}: {name}: {e}"))
+        };
+        let ea = read("ea");
+        assert!(
+            ea.len() as u64 >= done,
+            "fault at write {n}: /ea has {} of {done}",
+            ea.len()
+        );
+        assert!(ea.len() as u64 <= done + PER);
+        for (i, v) in ea.iter().enumerate() {
+            assert_eq!(*v, i as i32, "fault at write {n}: /ea[{i}]");
+        }
+        let bt = read("bt");
+        assert!(bt.len() as u64 >= 2 * done, "fault at write {n}: /bt");
+        for (i, v) in bt.iter().enumerate() {
+            assert_eq!(*v, i as i32, "fault at write {n}: /bt[{i}]");
+        }
+        let fa = read("fa");
+        for (i, v) in fa.iter().enumerate() {
+            if (i as u64) < done {
+                assert_eq!(*v, i as i32, "fault at write {n}: /fa[{i}]");
+            } else {
+                assert!(
+                    *v == i as i32 || *v == -1,
+                    "fault at write {n}: /fa[{i}] = {v}"
+                );
+            }
+        }
+    };
+    let h5dump = h5_oracle::require("h5dump", h5_oracle::tool("h5dump"));
+    let mut cases = 0;
+    for n in 1.. {
+        let p = tmp(&format!("swmr-fail{n}.h5"));
+        let (done, failed) = run(&p, Some(n));
+        if !failed {
+            check(&p, N, n);
+            std::fs::remove_file(&p).ok();
+            break;
+        }
+        assert!(n < 10_000, "the script never stops failing");
+        cases += 1;
+        let marked = crate::File::open(&p);
+        assert_eq!(
+            marked.map(drop).unwrap_err().kind(),
+            crate::ErrorKind::InUse,
+            "fault at write {n}: the file is not reported as left open"
+        );
+        check(&p, done, n);
+        assert_eq!(clear_status_flags(&p).unwrap(), Some(0x5));
+        crate::File::open(&p).unwrap();
+        if let Some(h5dump) = &h5dump {
+            let out = std::process::Command::new(h5dump).arg(&p).output().unwrap();
+            assert!(
+                out.status.success(),
+                "h5dump fails on the file left by a fault at write {n} (after clearing): {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::fs::remove_file(&p).ok();
+    }
+    assert!(cases > 50, "only {cases} writes in the script");
+    eprintln!("swmr: {cases} fault points checked");
+}

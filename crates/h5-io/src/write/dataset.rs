@@ -495,6 +495,7 @@ impl FileWriter {
         path: &str,
         datatype: &Datatype,
     ) -> Result<ObjId> {
+        self.swmr_forbids("committing datatypes")?;
         self.create_object(base, path, Body::Datatype(datatype.clone()))
     }
 
@@ -511,6 +512,7 @@ impl FileWriter {
 
     /// Create a dataset at `path` (intermediate groups are created as needed).
     pub fn create_dataset(&mut self, base: ObjId, path: &str, spec: DatasetSpec) -> Result<ObjId> {
+        self.swmr_forbids("creating datasets")?;
         let d = self.new_dataset(spec, false).map_err(|e| e.at_path(path))?;
         self.create_object(base, path, Body::Dataset(Box::new(d)))
     }

@@ -166,6 +166,8 @@ pub struct FileWriter {
     pages: Option<Pages>,
     /// The filter codecs chunks are encoded (and read back) with.
     pub(crate) filters: crate::filter::FilterRegistry,
+    /// SWMR writing is on ([`FileWriter::start_swmr`]).
+    swmr: bool,
 }
 
 /// A metadata block: its bytes and whether they changed since last written.
@@ -254,6 +256,7 @@ impl FileWriter {
             file_space: None,
             pages: None,
             filters: crate::filter::FilterRegistry::default(),
+            swmr: false,
         };
         if let (Some(fs), Some(bytes)) = (file_space, extension) {
             if fs.strategy == FileSpaceStrategy::Page {
@@ -324,6 +327,7 @@ impl FileWriter {
             file_space: None,
             pages: None,
             filters: crate::filter::FilterRegistry::default(),
+            swmr: false,
         })
     }
 
@@ -386,6 +390,7 @@ impl FileWriter {
     /// Set (or with `None` remove) the object's comment (`H5Oset_comment`): ASCII text
     /// without NUL bytes.
     pub fn set_comment(&mut self, id: ObjId, comment: Option<&str>) -> Result<()> {
+        self.swmr_forbids("changing object comments")?;
         if let Some(c) = comment {
             ensure!(
                 !c.contains('\0'),
@@ -1002,6 +1007,76 @@ impl FileWriter {
         })
     }
 
+    /// Start single-writer/multiple-reader writing (`H5Fstart_swmr_write`): flush, then mark
+    /// the superblock (version 3, a file of [`FileFormat::Latest`]) open for writing and SWMR
+    /// writing, so that readers opening the file with `OpenOptions::swmr` read it while it is
+    /// written. Create every object and attribute first: while SWMR writing is on, only the
+    /// raw data and extents of existing datasets change ([`FileWriter::write_dataset`],
+    /// [`FileWriter::resize`]); creating objects, links or attributes and deleting anything
+    /// fail with [`ErrorKind::InvalidArgument`]. Each [`FileWriter::flush`] then publishes
+    /// what was written in an order a concurrent reader can follow: new chunks and chunk
+    /// index blocks first, in space no structure on disk references, then the superblock,
+    /// then each dataset's header (the extent and the index address) in one write; space
+    /// the file on disk referenced is never reused while SWMR writing is on, so that a
+    /// reader that read an older header still finds what it points to. Closing the file
+    /// clears the marks.
+    pub fn start_swmr(&mut self) -> Result<()> {
+        ensure!(self.file.is_some(), Closed, "the file was closed");
+        ensure!(
+            !self.swmr,
+            InvalidArgument,
+            "SWMR writing has already started"
+        );
+        let version = match &self.inplace {
+            Some(ip) => ip.superblock.version,
+            None if self.format == FileFormat::Latest => 3,
+            None => 0,
+        };
+        ensure!(
+            version >= 3,
+            InvalidArgument,
+            "SWMR writing needs superblock version 3 (a file created with FileFormat::Latest); \
+             {} has superblock version {version}",
+            self.path.display()
+        );
+        self.flush()?;
+        self.swmr = true;
+        if let Err(e) = self.flush() {
+            self.swmr = false;
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// Whether SWMR writing is on.
+    pub fn is_swmr(&self) -> bool {
+        self.swmr
+    }
+
+    /// An error naming the SWMR rule `what` breaks, while SWMR writing is on.
+    pub(crate) fn swmr_forbids(&self, what: &str) -> Result<()> {
+        ensure!(
+            !self.swmr,
+            InvalidArgument,
+            "SWMR writing forbids {what}: create every object and attribute before \
+             start_swmr, and delete nothing while SWMR writing is on (only the data and \
+             extents of existing datasets change)"
+        );
+        Ok(())
+    }
+
+    /// The superblock's "File Consistency Flags": marked open for writing and SWMR writing
+    /// while SWMR writing is on, clear otherwise (this writer's flushes keep the file
+    /// consistent, so it does not mark a file it writes otherwise).
+    fn status_flags(&self) -> u32 {
+        use h5_format::superblock::{FLAG_SWMR_WRITE_ACCESS, FLAG_WRITE_ACCESS};
+        if self.swmr {
+            FLAG_WRITE_ACCESS | FLAG_SWMR_WRITE_ACCESS
+        } else {
+            0
+        }
+    }
+
     /// Write everything that changed: groups, chunk indexes, object headers, the superblock.
     /// Afterwards the file on disk is complete.
     ///
@@ -1160,7 +1235,12 @@ impl FileWriter {
                 b.dirty = false;
             }
         }
-        self.space.complete();
+        if self.swmr {
+            // A SWMR reader may still follow the state this flush replaced.
+            self.space.abandon();
+        } else {
+            self.space.complete();
+        }
         self.headers_first.clear();
         Ok(())
     }
@@ -1197,7 +1277,10 @@ impl FileWriter {
             self.eoa = p.align(self.eoa);
         }
         self.inplace_fs_info()?;
-        if let Some(sb) = self.inplace_superblock() {
+        if let Some(mut sb) = self.inplace_superblock() {
+            if sb.version >= 3 {
+                sb.flags = self.status_flags();
+            }
             let mut w = Writer::new(self.sizes);
             sb.encode(&mut w);
             ensure!(
@@ -1220,7 +1303,11 @@ impl FileWriter {
             (format, Some((_, ext))) => Superblock {
                 version: if format == FileFormat::Latest { 3 } else { 2 },
                 sizes: self.sizes,
-                flags: 0,
+                flags: if format == FileFormat::Latest {
+                    self.status_flags()
+                } else {
+                    0
+                },
                 base_address: Addr(0),
                 eof_address: eof,
                 extension_address: Addr(ext),
@@ -1254,12 +1341,13 @@ impl FileWriter {
                     }),
                 }
             }
-            // Version 3 (the file consistency flags stay zero: never marked open for
-            // writing, so the reference library opens the file even after a crash).
+            // Version 3 (the file consistency flags stay zero unless SWMR writing is on:
+            // never marked open for writing, so the reference library opens the file even
+            // after a crash).
             (FileFormat::Latest, None) => Superblock {
                 version: 3,
                 sizes: self.sizes,
-                flags: 0,
+                flags: self.status_flags(),
                 base_address: Addr(0),
                 eof_address: eof,
                 extension_address: Addr::UNDEF,
@@ -1295,6 +1383,8 @@ impl FileWriter {
         if self.file.is_none() {
             return Ok(());
         }
+        // The last flush clears the SWMR marks (the file is closed).
+        self.swmr = false;
         let r = self.flush();
         self.file = None;
         r
@@ -1366,7 +1456,7 @@ impl FileWriter {
 impl Drop for FileWriter {
     fn drop(&mut self) {
         if self.file.is_some() {
-            if let Err(e) = self.flush() {
+            if let Err(e) = self.shutdown() {
                 eprintln!("h5: error flushing {} on drop: {e}", self.path.display());
             }
         }

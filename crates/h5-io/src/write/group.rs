@@ -798,6 +798,7 @@ impl FileWriter {
 
     /// Create an object at `path` (intermediate groups are created as needed).
     pub(crate) fn create_object(&mut self, base: ObjId, path: &str, body: Body) -> Result<ObjId> {
+        self.swmr_forbids("creating objects")?;
         let (parent, name, full) = self.parent_for(base, path)?;
         let id = self.new_object(full, body)?;
         self.insert_link(parent, &name, LinkSpec::Hard(id))?;
@@ -806,6 +807,7 @@ impl FileWriter {
 
     /// Create a group at `path`, with any missing intermediate groups.
     pub fn create_group(&mut self, base: ObjId, path: &str) -> Result<ObjId> {
+        self.swmr_forbids("creating groups")?;
         let g = Group::new(self);
         self.create_object(base, path, Body::Group(g))
     }
@@ -818,6 +820,7 @@ impl FileWriter {
         path: &str,
         options: &GroupOptions,
     ) -> Result<ObjId> {
+        self.swmr_forbids("creating groups")?;
         let g = Group::with_order(self, options.link_order);
         let id = self.create_object(base, path, Body::Group(g))?;
         self.set_attribute_order(id, options.attr_order)?;
@@ -831,6 +834,7 @@ impl FileWriter {
     /// link messages instead of a symbol table. Only while the group has no links (for
     /// the root group, right after [`FileWriter::create`]).
     pub fn set_link_order(&mut self, group: ObjId, order: CreationOrder) -> Result<()> {
+        self.swmr_forbids("changing a group's link order")?;
         let path = self.object(group)?.path.clone();
         let g = self.group(group)?;
         if g.order == order {
@@ -856,6 +860,7 @@ impl FileWriter {
     /// order): what a copy does to keep the source's indexes. Later links get indexes after
     /// the largest one.
     pub fn set_link_creation_index(&mut self, group: ObjId, name: &str, index: u64) -> Result<()> {
+        self.swmr_forbids("changing link creation indexes")?;
         let path = self.object(group)?.path.clone();
         let g = self.group_mut(group)?;
         ensure!(
@@ -891,6 +896,7 @@ impl FileWriter {
     /// Create a link at `path`. A hard link adds a name to an existing object; soft and
     /// external links may dangle.
     pub fn create_link(&mut self, base: ObjId, path: &str, link: LinkSpec) -> Result<()> {
+        self.swmr_forbids("creating links")?;
         if let LinkSpec::Hard(id) = &link {
             self.object(*id)?;
         }

@@ -117,6 +117,15 @@ fn join(base: &str, name: &str) -> String {
     }
 }
 
+/// The writer's kind of an error opening a file to modify it: in use (marked open for
+/// writing, or locked) or an i/o error.
+pub(crate) fn open_error_kind(e: &crate::Error) -> ErrorKind {
+    match e.kind() {
+        crate::ErrorKind::InUse => ErrorKind::InUse,
+        _ => ErrorKind::Io,
+    }
+}
+
 /// Why a file cannot be modified in place by this writer (it is then rewritten whole), if
 /// so.
 fn fallback_reason(sb: &Superblock) -> Option<String> {
@@ -150,7 +159,7 @@ impl FileWriter {
     pub(crate) fn open_in_place(path: &Path) -> Result<std::result::Result<FileWriter, String>> {
         let src = File::open(path).map_err(|e| {
             Error::new(
-                ErrorKind::Io,
+                open_error_kind(&e),
                 format!("cannot open {} for writing: {e}", path.display()),
             )
         })?;

@@ -95,6 +95,7 @@ impl FileWriter {
     /// [`FileWriter::open_rw`]; such an object that is freed instead leaves its raw data
     /// unused in the file); the writer is then as before.
     pub fn unlink(&mut self, base: ObjId, path: &str) -> Result<()> {
+        self.swmr_forbids("deleting links and objects")?;
         let (g, name) = self
             .link_location(base, path)
             .map_err(|e| e.at_path(path))?;
@@ -249,6 +250,7 @@ impl FileWriter {
     /// [`InvalidArgument`](super::ErrorKind::InvalidArgument) when a group would move into
     /// itself or a group below it (it would be reachable no more).
     pub fn rename(&mut self, base: ObjId, from: &str, to: &str) -> Result<()> {
+        self.swmr_forbids("moving links")?;
         let (fg, fname) = self
             .link_location(base, from)
             .map_err(|e| e.at_path(from))?;
@@ -329,6 +331,7 @@ impl FileWriter {
     /// Not returned to the free list: variable-length values of the attribute in global
     /// heaps.
     pub fn delete_attribute(&mut self, obj: ObjId, name: &str) -> Result<()> {
+        self.swmr_forbids("deleting attributes")?;
         let o = self.object(obj)?;
         let Some(i) = o.attr_position(name) else {
             bail!(NotFound, "{}: no attribute {name:?}", o.path);
@@ -353,6 +356,7 @@ impl FileWriter {
     /// [`LimitExceeded`](super::ErrorKind::LimitExceeded) when the longer name makes the
     /// attribute's message too big for a version 1 header.
     pub fn rename_attribute(&mut self, obj: ObjId, from: &str, to: &str) -> Result<()> {
+        self.swmr_forbids("renaming attributes")?;
         ensure!(!to.is_empty(), InvalidArgument, "empty attribute name");
         let o = self.object(obj)?;
         let Some(i) = o.attr_position(from) else {

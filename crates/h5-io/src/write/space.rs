@@ -119,6 +119,12 @@ impl Space {
         }
     }
 
+    /// A flush completed, but a reader may still follow the state it replaced (SWMR
+    /// writing): the blocks it retired are never reused.
+    pub(crate) fn abandon(&mut self) {
+        self.pending.clear();
+    }
+
     /// Bytes free for reuse now.
     #[cfg(test)]
     pub(crate) fn free_bytes(&self) -> u64 {

@@ -1,0 +1,241 @@
+//! File locking as the reference library does it (`H5FD_lock` of the sec2 driver): a shared
+//! `flock` for a file opened for reading, an exclusive one for a file opened for writing,
+//! given up by a writer that starts SWMR writing (readers then open the file while it
+//! writes). The environment variable `HDF5_USE_FILE_LOCKING` is honoured as the reference
+//! library honours it: `FALSE` (or `0`) disables locking, `BEST_EFFORT` ignores a file system
+//! that does not support locks, `TRUE` (or `1`, or unset) locks and fails when it cannot.
+//!
+//! Locks are taken between processes. Within one process every handle of a file shares one
+//! lock (the reference library shares one open file between the handles of a process too),
+//! held until the last handle lets go of it.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+
+use crate::error::{Error, ErrorKind, Result};
+
+/// How `HDF5_USE_FILE_LOCKING` asks files to be locked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Locking {
+    /// Lock, and fail when the lock cannot be taken (the default).
+    On,
+    /// Lock, ignoring file systems that do not support locks.
+    BestEffort,
+    /// Do not lock.
+    Off,
+}
+
+impl Locking {
+    /// The mode `HDF5_USE_FILE_LOCKING` asks for (`On` when unset or not recognised, as the
+    /// reference library treats an unknown value as true).
+    pub fn from_env() -> Locking {
+        match std::env::var("HDF5_USE_FILE_LOCKING") {
+            Ok(v) => Self::parse(&v),
+            Err(_) => Locking::On,
+        }
+    }
+
+    /// The mode a value of `HDF5_USE_FILE_LOCKING` names.
+    pub fn parse(v: &str) -> Locking {
+        match v.trim() {
+            "FALSE" | "0" => Locking::Off,
+            "BEST_EFFORT" => Locking::BestEffort,
+            _ => Locking::On,
+        }
+    }
+}
+
+/// What a handle needs of a file: reading (a shared lock) or writing (an exclusive one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Access {
+    /// A shared lock.
+    Read,
+    /// An exclusive lock.
+    Write,
+}
+
+#[derive(Debug)]
+struct Held {
+    #[cfg(unix)]
+    lock: Option<nix::fcntl::Flock<std::fs::File>>,
+    access: Access,
+    handles: usize,
+}
+
+type Key = (u64, u64);
+
+fn table() -> &'static Mutex<HashMap<Key, Held>> {
+    static T: OnceLock<Mutex<HashMap<Key, Held>>> = OnceLock::new();
+    T.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+/// One handle's share of a file's lock; the lock is released when the last share of the
+/// process is dropped (or [`FileLock::release`]d).
+#[derive(Debug)]
+pub struct FileLock {
+    key: Option<Key>,
+    path: PathBuf,
+}
+
+#[cold]
+fn in_use(path: &Path, access: Access, why: impl std::fmt::Display) -> Error {
+    let what = match access {
+        Access::Read => "for reading",
+        Access::Write => "for writing",
+    };
+    Error::new(
+        ErrorKind::InUse,
+        format!(
+            "unable to lock {} {what}: {why} (another process has it open; \
+             HDF5_USE_FILE_LOCKING=FALSE disables locking)",
+            path.display()
+        ),
+    )
+}
+
+impl FileLock {
+    /// Lock the file at `path` for `access`, in the mode of `HDF5_USE_FILE_LOCKING`. Fails
+    /// with [`ErrorKind::InUse`] when another process holds a conflicting lock.
+    pub fn acquire(path: &Path, access: Access) -> Result<FileLock> {
+        Self::acquire_with(path, access, Locking::from_env())
+    }
+
+    /// [`FileLock::acquire`] in the given mode.
+    pub fn acquire_with(path: &Path, access: Access, mode: Locking) -> Result<FileLock> {
+        let none = FileLock {
+            key: None,
+            path: path.to_path_buf(),
+        };
+        if mode == Locking::Off {
+            return Ok(none);
+        }
+        #[cfg(unix)]
+        {
+            use nix::errno::Errno;
+            use nix::fcntl::{Flock, FlockArg};
+            use std::os::unix::fs::MetadataExt;
+            let file = std::fs::File::open(path).map_err(|e| {
+                Error::with_source(ErrorKind::Io, format!("opening {}", path.display()), e)
+            })?;
+            let meta = file.metadata().map_err(|e| {
+                Error::with_source(ErrorKind::Io, format!("opening {}", path.display()), e)
+            })?;
+            let key = (meta.dev(), meta.ino());
+            let arg = |a: Access| match a {
+                Access::Read => FlockArg::LockSharedNonblock,
+                Access::Write => FlockArg::LockExclusiveNonblock,
+            };
+            let unsupported = |e: Errno| {
+                mode == Locking::BestEffort && matches!(e, Errno::ENOSYS | Errno::ENOTSUP)
+            };
+            let mut t = table()
+                .lock()
+                .map_err(|_| in_use(path, access, "poisoned"))?;
+            if let Some(h) = t.get_mut(&key) {
+                // Another handle of this process holds it: a writer after readers takes the
+                // exclusive lock over the shared one (kept until the last handle goes).
+                if access > h.access {
+                    if let Some(l) = &h.lock {
+                        match l.relock(arg(access)) {
+                            Ok(()) => {}
+                            Err(e) if unsupported(e) => {}
+                            Err(e) => return Err(in_use(path, access, e.desc())),
+                        }
+                    }
+                    h.access = access;
+                }
+                h.handles += 1;
+                return Ok(FileLock {
+                    key: Some(key),
+                    path: path.to_path_buf(),
+                });
+            }
+            let lock = match Flock::lock(file, arg(access)) {
+                Ok(l) => Some(l),
+                Err((_, e)) if unsupported(e) => None,
+                Err((_, e)) => return Err(in_use(path, access, e.desc())),
+            };
+            t.insert(
+                key,
+                Held {
+                    lock,
+                    access,
+                    handles: 1,
+                },
+            );
+            Ok(FileLock {
+                key: Some(key),
+                path: path.to_path_buf(),
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = access;
+            Ok(none)
+        }
+    }
+
+    /// Give up this handle's share of the lock now (a SWMR writer unlocks its file so that
+    /// readers can open it). Idempotent.
+    pub fn release(&mut self) {
+        let Some(key) = self.key.take() else {
+            return;
+        };
+        if let Ok(mut t) = table().lock() {
+            if let Some(h) = t.get_mut(&key) {
+                h.handles = h.handles.saturating_sub(1);
+                if h.handles == 0 {
+                    // Dropping the `Flock` unlocks the file.
+                    t.remove(&key);
+                }
+            }
+        }
+    }
+
+    /// Whether this handle still holds a share of a lock (false when locking is off).
+    pub fn is_held(&self) -> bool {
+        self.key.is_some()
+    }
+
+    /// The path locked.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for FileLock {
+    fn drop(&mut self) {
+        self.release();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_parse_as_the_reference_library_reads_them() {
+        assert_eq!(Locking::parse("FALSE"), Locking::Off);
+        assert_eq!(Locking::parse("0"), Locking::Off);
+        assert_eq!(Locking::parse("BEST_EFFORT"), Locking::BestEffort);
+        assert_eq!(Locking::parse("TRUE"), Locking::On);
+        assert_eq!(Locking::parse("1"), Locking::On);
+    }
+
+    #[test]
+    fn handles_of_one_process_share_the_lock() {
+        let dir = std::env::temp_dir().join(format!("h5-lock-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("a.bin");
+        std::fs::write(&p, b"x").unwrap();
+        let r = FileLock::acquire_with(&p, Access::Read, Locking::On).unwrap();
+        let mut w = FileLock::acquire_with(&p, Access::Write, Locking::On).unwrap();
+        assert!(r.is_held() && w.is_held());
+        w.release();
+        assert!(!w.is_held());
+        drop(r);
+        let off = FileLock::acquire_with(&p, Access::Write, Locking::Off).unwrap();
+        assert!(!off.is_held());
+    }
+}
