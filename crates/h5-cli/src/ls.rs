@@ -10,7 +10,8 @@ use std::rc::Rc;
 use h5::types::{ByteOrder, CharSet, Datatype, Norm, Pad, ReferenceKind, StrPad};
 
 use crate::dump::model::{
-    DatasetInfo, DumpFile, IndexOrder, Layout, Link, LinkTarget, ObjId, ObjKind, Space,
+    DatasetInfo, DumpFile, IndexOrder, Layout, Link, LinkTarget, ObjId, ObjKind, RefTarget, Region,
+    Space,
 };
 use crate::dump::render::{count_ncols, Ctx, Format, StripMine, OPTIONAL_LINE_BREAK};
 use crate::dump::value::{RefEnv, Values};
@@ -1108,9 +1109,14 @@ impl Lister<'_> {
                 let dims = a.space.dims().to_vec();
                 let name = a.name.clone();
                 let data = file.attribute_data(id, &name);
-                if let Ok(bytes) = data {
+                let region = matches!(&dt, Datatype::Reference(r) if r.kind() == ReferenceKind::DatasetRegion);
+                if let (true, Ok(bytes)) = (region && !self.o.hexdump, &data) {
+                    self.region_refs(file, bytes, dt.size().max(1));
+                } else if let Ok(bytes) = data {
                     let read = |_: &[u64], _: &[u64]| Ok(bytes.clone());
-                    let width = self.o.width;
+                    // h5ls wraps attribute data three columns before the width (measured
+                    // against h5ls 1.10.8 at widths 50 to 120).
+                    let width = self.o.width.saturating_sub(3);
                     // The attribute is read whole: one strip.
                     let n: u64 = dims.iter().product();
                     let one = [n];
@@ -1119,6 +1125,77 @@ impl Lister<'_> {
                 }
                 self.out.push('\n');
             }
+        }
+    }
+
+    /// The values of a dataset region reference attribute, as h5ls prints them (each
+    /// region in the DDL form of `h5tools_dump_region_data_blocks`/`_points`, its blocks and
+    /// points labelled `Blk`/`Pt`; `NULL` for a null reference).
+    fn region_refs(&mut self, file: &dyn DumpFile, bytes: &[u8], size: usize) {
+        let paths = crate::dump::value::first_paths(file);
+        let pre = " ".repeat(15);
+        let inner = " ".repeat(18);
+        for r in bytes.chunks_exact(size) {
+            let target = if r.iter().all(|&b| b == 0) {
+                None
+            } else {
+                file.dereference(r).ok().flatten()
+            };
+            let Some(RefTarget::Region { dataset, selection }) = target else {
+                self.out.push_str(&pre);
+                self.out.push_str("NULL\n");
+                continue;
+            };
+            let coords = |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
+            let (head, items): (&str, Vec<String>) = match &selection {
+                Region::Blocks(b) => (
+                    "REGION_TYPE BLOCK  ",
+                    b.iter()
+                        .enumerate()
+                        .map(|(k, (x, y))| format!("Blk{k}: ({})-({})", coords(x), coords(y)))
+                        .collect(),
+                ),
+                Region::Points(p) => (
+                    "REGION_TYPE POINT  ",
+                    p.iter()
+                        .enumerate()
+                        .map(|(k, x)| format!("Pt{k}: ({})", coords(x)))
+                        .collect(),
+                ),
+                Region::All | Region::None | Region::Unlimited => ("", Vec::new()),
+            };
+            let path = paths.get(&dataset).map_or("", |(p, _)| p.as_str());
+            self.out
+                .push_str(&format!("{pre}DATASET \"{}\" {{\n", escape(path, false)));
+            if !head.is_empty() {
+                // One line, wrapped before an item that would reach the width.
+                let mut line = format!("{inner}{head}");
+                let n = items.len();
+                for (k, item) in items.into_iter().enumerate() {
+                    let item = if k + 1 < n { format!("{item},") } else { item };
+                    if k == 0 {
+                        line.push_str(&item);
+                    } else if line.len() + item.len() + 2 >= self.o.width {
+                        self.out.push_str(&line);
+                        self.out.push('\n');
+                        line = format!("{} {item}", " ".repeat(19));
+                    } else {
+                        line.push(' ');
+                        line.push_str(&item);
+                    }
+                }
+                self.out.push_str(&line);
+                self.out.push('\n');
+            }
+            if let Ok(d) = file.dataset(dataset) {
+                self.out.push_str(&format!(
+                    "{inner}DATATYPE  {}\n{inner}DATASPACE {}\n",
+                    d.datatype.datatype,
+                    crate::dump::ddl::dataspace_text(&d.space)
+                ));
+            }
+            self.out.push_str(&pre);
+            self.out.push_str("}\n");
         }
     }
 
