@@ -69,6 +69,9 @@ pub struct Format {
     pub pindex: bool,
     /// Escape special characters in strings.
     pub do_escape: bool,
+    /// Print an object reference's file number with its address (`DATASET-1:800`, h5ls;
+    /// h5dump hides it: `DATASET 800`).
+    pub obj_fileno: bool,
 }
 
 impl Default for Format {
@@ -104,6 +107,7 @@ impl Default for Format {
             line_indent: "   ",
             pindex: true,
             do_escape: true,
+            obj_fileno: false,
         }
     }
 }
@@ -522,7 +526,7 @@ impl StripMine {
         let mut sm_nbytes = elem_size.max(1);
         for i in (0..dims.len()).rev() {
             sm_size[i] = dims[i].min((STRIP_BUFFER / sm_nbytes).max(1));
-            sm_nbytes = sm_nbytes.saturating_mul(sm_size[i]);
+            sm_nbytes = sm_nbytes.saturating_mul(sm_size[i].max(1));
         }
         let total = if dims.is_empty() {
             1

@@ -479,7 +479,11 @@ impl Values<'_> {
                             Some(ObjKind::NamedDatatype) => "DATATYPE",
                             None => "-1-",
                         });
-                        s.push_str(&format!(" {}", addr));
+                        if info.obj_fileno {
+                            s.push_str(&format!("-1:{}", addr));
+                        } else {
+                            s.push_str(&format!(" {}", addr));
+                        }
                         self.sprint_reference(s, b);
                     }
                 }
