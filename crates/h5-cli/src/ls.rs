@@ -1416,9 +1416,34 @@ impl Lister<'_> {
             b.push('\n');
             self.out.push_str(&b);
             if self.o.address {
-                if let Layout::Contiguous { offset: Some(a) } = d.layout {
-                    self.out
-                        .push_str(&format!("    {:<10} {}\n", "Address:", a));
+                if let Layout::Contiguous { offset } = d.layout {
+                    // `H5Dget_offset`: HADDR_UNDEF when unallocated or external.
+                    self.out.push_str(&format!(
+                        "    {:<10} {}\n",
+                        "Address:",
+                        offset.unwrap_or(u64::MAX)
+                    ));
+                } else if let Ok(Some(ix)) = file.chunk_index(id) {
+                    // `H5D__chunk_dump_index`: the index, then each allocated chunk.
+                    self.out.push_str(&format!(
+                        "    Address: {}\n           Flags    Bytes     Address          Logical Offset\n        ========== ======== ========== ==============================\n",
+                        ix.address
+                    ));
+                    for c in &ix.chunks {
+                        let offs: Vec<String> = c
+                            .offset
+                            .iter()
+                            .chain(std::iter::once(&0))
+                            .map(u64::to_string)
+                            .collect();
+                        self.out.push_str(&format!(
+                            "        0x{:08x} {:>8} {:>10} [{}]\n",
+                            c.filter_mask,
+                            c.size,
+                            c.address,
+                            offs.join(", ")
+                        ));
+                    }
                 }
             }
         }

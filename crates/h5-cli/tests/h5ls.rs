@@ -1,7 +1,7 @@
-//! `h5 ls -r FILE` (and `h5 ls -r -v -d FILE`) against the installed reference `h5ls` with the
+//! `h5 ls -r FILE` (and `h5 ls -r -v -d FILE`, `h5 ls -r -v -a FILE`) against the installed reference `h5ls` with the
 //! same options on every file of the shared h5dump corpus and on the h5py fixtures of h5-io:
 //! the same standard output and the same success or failure. Files listed in
-//! `ls_baseline.txt` (`ls_verbose_baseline.txt`) must keep matching (`H5_BLESS=1` rewrites
+//! `ls_baseline.txt` (`ls_verbose_baseline.txt`, `ls_address_baseline.txt`) must keep matching (`H5_BLESS=1` rewrites
 //! it); the match count is printed. Skipped when `h5ls` is not installed; files that `h5ls`
 //! itself cannot list within the time limit (or in 64 MiB of output) are left out.
 
@@ -69,6 +69,11 @@ fn ls_matches_h5ls_r() {
 #[test]
 fn ls_matches_h5ls_r_v_d() {
     compare_with_h5ls(&["-r", "-v", "-d"], "tests/ls_verbose_baseline.txt");
+}
+
+#[test]
+fn ls_matches_h5ls_r_v_a() {
+    compare_with_h5ls(&["-r", "-v", "-a"], "tests/ls_address_baseline.txt");
 }
 
 /// `h5 ls OPTIONS FILE` against `h5ls OPTIONS FILE` on every file; the files that match must
