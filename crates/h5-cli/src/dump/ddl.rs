@@ -516,7 +516,8 @@ impl<'a> Dumper<'a> {
         }
         let text = std::mem::take(&mut child.out.text);
         self.out.put(&text);
-        self.out.files.append(&mut child.out.files);
+        let files = std::mem::take(&mut child.out.files);
+        self.out.absorb_files(files);
         self.err.push_str(&child.err);
         if child.status != 0 {
             self.status = child.status;
@@ -1290,7 +1291,7 @@ impl<'a> Dumper<'a> {
         if let (Some(form), Dest::File(name)) = (self.opts.binary.clone(), self.out.dest.clone()) {
             let n = (nelmts as usize).saturating_mul(size).min(bytes.len());
             let data = super::value::binary_form(dt, &bytes[..n], &form);
-            self.out.file_mut(&name).extend_from_slice(&data);
+            self.out.put_file(&name, &data);
             return;
         }
         let mut elmt_counter = 0u64;
