@@ -931,6 +931,15 @@ pub fn run_streaming_to(
         let mut d = Dumper::new(file.as_ref(), cmd.opts.clone());
         d.out.sink = sink.clone();
         d.out.file_sink = files.clone();
+        if files.is_some() && cmd.output.is_some() {
+            // Data to a file: a bar over the datasets, on a terminal.
+            let datasets = value::first_paths(file.as_ref())
+                .values()
+                .filter(|(_, k)| *k == ObjKind::Dataset)
+                .count() as u64;
+            let bar = crate::progress::Progress::new(datasets, "datasets");
+            d.out.progress = Some(std::rc::Rc::new(bar));
+        }
         d.ext_open = Some(open);
         d.file_key = ddl::file_key(fname);
         d.file_name = fname.clone();
@@ -971,6 +980,8 @@ pub fn run_streaming_to(
             d.out.put("\n");
         }
         d.out.put("}\n");
+        // The bar goes before the rest of the text is written.
+        drop(d.out.progress.take());
         emit(&mut outcome, &sink, &d.out.text);
         // Only data goes to standard output: h5dump ends it with a newline on closing.
         if cmd.opts.ddl_dest == Dest::Null && cmd.opts.data_dest == Dest::Stdout {

@@ -1996,6 +1996,9 @@ impl<'a> Dumper<'a> {
 
     /// `dump_dataset`.
     pub fn dump_dataset(&mut self, id: ObjId, name: &str, sset: Option<&Subset>) {
+        if let Some(p) = &self.out.progress {
+            p.step();
+        }
         let info = self.format();
         let mut ctx = Ctx::at(self.dump_indent);
         let oi = self.file.object_info(id).ok();

@@ -308,6 +308,13 @@ impl std::fmt::Debug for FileSink {
     }
 }
 
+impl Sink {
+    /// Write out what the writer holds.
+    pub fn flush(&self) {
+        let _ = self.0.borrow_mut().flush();
+    }
+}
+
 impl std::fmt::Debug for Sink {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Sink")
@@ -328,6 +335,9 @@ pub struct Out {
     pub files: Vec<(String, Vec<u8>)>,
     /// Where output files are streamed to, if anywhere.
     pub file_sink: Option<FileSink>,
+    /// A progress bar over the datasets (`-o FILE` on a terminal): hidden while standard
+    /// output is written.
+    pub progress: Option<std::rc::Rc<crate::progress::Progress>>,
     /// Where [`Out::put`] currently writes.
     pub dest: Dest,
 }
@@ -369,7 +379,13 @@ impl Out {
     /// Write the text gathered so far to the sink, if there is one.
     pub fn flush(&mut self) {
         if let Some(sink) = &self.sink {
-            sink.write(&self.text);
+            match &self.progress {
+                Some(p) => p.suspend(|| {
+                    sink.write(&self.text);
+                    sink.flush();
+                }),
+                None => sink.write(&self.text),
+            }
             self.text.clear();
         }
     }
