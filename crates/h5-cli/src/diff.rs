@@ -6,13 +6,16 @@
 use std::io::Write;
 use std::rc::Rc;
 
-use h5::types::compose::decode_int;
 use h5::types::{ByteOrder, Datatype, ReferenceKind};
 
 use crate::dump::model::{
     DumpFile, IndexOrder, Layout, LinkTarget, ObjId, ObjKind, RefTarget, Region, Space,
 };
-use crate::dump::value::{decode_float, printf_float};
+use h5::io::compare::{
+    char_differences, compare_numbers, leaf_pairs, CompareOptions, Number as Num, NumberDifference,
+};
+
+use crate::dump::value::printf_float;
 
 /// h5diff 1.10.8's usage text.
 pub const USAGE: &str = include_str!("diff/usage.txt");
@@ -27,13 +30,90 @@ struct Opts {
     follow: bool,
     no_dangle: bool,
     list_not_cmp: bool,
-    no_nans: bool,
-    delta: Option<f64>,
-    percent: Option<f64>,
-    epsilon: bool,
-    count: Option<u64>,
+    /// The tolerances, NaN rule and count (`-d`, `-p`, `--use-system-epsilon`, `--nan`,
+    /// `-n`): the library's comparison options.
+    compare: CompareOptions,
     exclude: Vec<String>,
     exclude_attr: Vec<String>,
+    no_compact_subset: bool,
+    /// The `[START;STRIDE;COUNT;BLOCK]` subsets of the two named objects.
+    subset: [Option<Subset>; 2],
+}
+
+/// A regular hyperslab given after an object's name (`obj[START;STRIDE;COUNT;BLOCK]`,
+/// h5diff's `subset_t`); an absent list defaults to 0 (START) or 1 in every dimension.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Subset {
+    start: Option<Vec<u64>>,
+    stride: Option<Vec<u64>>,
+    count: Option<Vec<u64>>,
+    block: Option<Vec<u64>>,
+}
+
+impl Subset {
+    /// Split `name[...]` into the name and its subset (`parse_subset_params`: from the last
+    /// `[`; each `;`-separated field a comma-separated list of integers).
+    fn split(name: &str) -> Option<(String, Subset)> {
+        let at = name.rfind('[')?;
+        let body = name[at + 1..].trim_end_matches(']');
+        let mut fields = body.split(';');
+        let mut list = || -> Option<Vec<u64>> {
+            let f = fields.next()?.trim();
+            if f.is_empty() {
+                return None;
+            }
+            Some(f.split(',').map(|v| atoi(v.trim()).max(0) as u64).collect())
+        };
+        let subset = Subset {
+            start: list(),
+            stride: list(),
+            count: list(),
+            block: list(),
+        };
+        Some((name[..at].to_string(), subset))
+    }
+
+    /// The selected indices of each dimension of `dims`, in order (a regular hyperslab is the
+    /// product of one set per dimension), or why the subset does not fit.
+    fn indices(&self, dims: &[u64]) -> Result<Vec<Vec<u64>>, String> {
+        let rank = dims.len();
+        let get = |l: &Option<Vec<u64>>, what: &str, default: u64| -> Result<Vec<u64>, String> {
+            match l {
+                None => Ok(vec![default; rank]),
+                Some(v) if v.len() == rank => Ok(v.clone()),
+                Some(v) => Err(format!(
+                    "{what} has {} dimensions, the dataset has {rank}",
+                    v.len()
+                )),
+            }
+        };
+        let start = get(&self.start, "start", 0)?;
+        let stride = get(&self.stride, "stride", 1)?;
+        let count = get(&self.count, "count", 1)?;
+        let block = get(&self.block, "block", 1)?;
+        let mut out = Vec::with_capacity(rank);
+        for d in 0..rank {
+            let (st, sd, c, b) = (start[d], stride[d].max(1), count[d], block[d].max(1));
+            let mut v: Vec<u64> = Vec::new();
+            for i in 0..c {
+                for j in 0..b {
+                    let x = i
+                        .checked_mul(sd)
+                        .and_then(|o| o.checked_add(st))
+                        .and_then(|o| o.checked_add(j))
+                        .filter(|&x| x < dims[d])
+                        .ok_or_else(|| {
+                            format!("the subset extends past dimension {d} ({})", dims[d])
+                        })?;
+                    v.push(x);
+                }
+            }
+            v.sort_unstable();
+            v.dedup();
+            out.push(v);
+        }
+        Ok(out)
+    }
 }
 
 /// What the comparison found besides the difference count.
@@ -74,7 +154,7 @@ impl Kind {
 }
 
 enum Parsed {
-    Run(Opts, Vec<String>),
+    Run(Box<Opts>, Vec<String>),
     Exit(String, i32),
 }
 
@@ -203,8 +283,9 @@ fn parse(args: &[String]) -> Parsed {
                 'l' => o.follow = true,
                 'x' => o.no_dangle = true,
                 'c' => o.list_not_cmp = true,
-                'N' => o.no_nans = true,
-                'e' => o.epsilon = true,
+                'N' => o.compare.no_nans = true,
+                'C' => o.no_compact_subset = true,
+                'e' => o.compare.use_system_epsilon = true,
                 'E' => o.exclude.extend(v),
                 'A' => o.exclude_attr.extend(v),
                 'd' => {
@@ -212,7 +293,7 @@ fn parse(args: &[String]) -> Parsed {
                     if !valid_real(&v) {
                         return Parsed::Exit(format!("<-d {v}> is not a valid option\n{USAGE}"), 1);
                     }
-                    o.delta = Some(atof(&v));
+                    o.compare.delta = Some(atof(&v));
                 }
                 'p' => {
                     let v = v.unwrap_or_default();
@@ -220,25 +301,22 @@ fn parse(args: &[String]) -> Parsed {
                         return Parsed::Exit(format!("<-p {v}> is not a valid option\n{USAGE}"), 1);
                     }
                     let p = atof(&v);
-                    o.percent = (p != 0.0).then_some(p);
-                    if p == 0.0 {
-                        o.percent = None;
-                        o.delta = o.delta.or(None);
-                    }
+                    o.compare.relative = (p != 0.0).then_some(p);
                 }
                 'n' => {
                     let v = v.unwrap_or_default();
                     if !valid_count(&v) {
                         return Parsed::Exit(format!("<-n {v}> is not a valid option\n{USAGE}"), 1);
                     }
-                    o.count = v.parse().ok();
+                    o.compare.max_differences = v.parse().ok();
                 }
                 _ => {}
             }
         }
     }
-    let exclusive =
-        usize::from(o.delta.is_some()) + usize::from(o.percent.is_some()) + usize::from(o.epsilon);
+    let exclusive = usize::from(o.compare.delta.is_some())
+        + usize::from(o.compare.relative.is_some())
+        + usize::from(o.compare.use_system_epsilon);
     if exclusive > 1 {
         return Parsed::Exit(
             "h5diff error: -d, -p and --use-system-epsilon options are mutually-exclusive;\n\
@@ -252,7 +330,15 @@ fn parse(args: &[String]) -> Parsed {
     if files.len() < 2 {
         return usage(1);
     }
-    Parsed::Run(o, files)
+    if !o.no_compact_subset {
+        for (k, name) in files.iter_mut().skip(2).take(2).enumerate() {
+            if let Some((n, s)) = Subset::split(name) {
+                *name = n;
+                o.subset[k] = Some(s);
+            }
+        }
+    }
+    Parsed::Run(Box::new(o), files)
 }
 
 /// One file of the comparison with the files its external links reach.
@@ -497,6 +583,8 @@ struct Diff<'a> {
     o: &'a Opts,
     st: Status,
     out: String,
+    /// The paths of the two named objects when they carry subsets.
+    subset_at: Option<(String, String)>,
 }
 
 /// `print_dimensions`.
@@ -530,13 +618,6 @@ fn cell(fmt: &str, v: f64) -> String {
     printf_float(fmt, v)
 }
 
-/// A value decoded for comparison.
-#[derive(Clone, Copy)]
-enum Num {
-    Int(i128),
-    Float(f64, bool),
-}
-
 /// The comparison of one element pair (the counters and the printing of the position).
 struct Elements<'a> {
     o: &'a Opts,
@@ -550,7 +631,10 @@ struct Elements<'a> {
 
 impl Elements<'_> {
     fn full(&self) -> bool {
-        self.o.count.is_some_and(|c| self.nfound >= c)
+        self.o
+            .compare
+            .max_differences
+            .is_some_and(|c| self.nfound >= c)
     }
 
     fn pos(&mut self, out: &mut String, idx: u64) {
@@ -566,7 +650,7 @@ impl Elements<'_> {
                 "",
                 dims_text(&self.dims)
             ));
-            if self.o.percent.is_some() {
+            if self.o.compare.relative.is_some() {
                 out.push_str(&format!(
                     "{:<15} {:<15} {:<15} {:<15} {:<15}\n",
                     "position", self.name1, self.name2, "difference", "relative"
@@ -600,143 +684,59 @@ impl Elements<'_> {
         }
     }
 
-    /// Compare two numbers under the tolerance options.
+    /// Compare two numbers under the tolerance options (the library's decision), and print
+    /// the difference as h5diff does.
     fn number(&mut self, out: &mut String, idx: u64, a: Num, b: Num) {
-        let o = self.o;
+        let Some(kind) = compare_numbers(a, b, &self.o.compare) else {
+            return;
+        };
+        self.nfound += 1;
+        if !self.show {
+            return;
+        }
+        self.pos(out, idx);
+        out.push_str("          ");
         match (a, b) {
             (Num::Int(x), Num::Int(y)) => {
                 let diff = (x - y).unsigned_abs();
-                let line = |s: &mut String, extra: Option<String>| {
-                    s.push_str("          ");
-                    match extra {
-                        None => s.push_str(&format!("{:<15} {:<15} {:<15}\n", x, y, diff)),
-                        Some(e) => s.push_str(&format!("{:<15} {:<15} {:<15} {}\n", x, y, diff, e)),
+                match kind {
+                    NumberDifference::Absolute => {
+                        out.push_str(&format!("{:<15} {:<15} {:<15}\n", x, y, diff))
                     }
-                };
-                if let Some(d) = o.delta {
-                    if diff as f64 > d {
-                        self.nfound += 1;
-                        if self.show {
-                            self.pos(out, idx);
-                            line(out, None);
-                        }
-                    }
-                } else if let Some(p) = o.percent {
-                    let both_zero = x == 0 && y == 0;
-                    if x == 0 {
-                        if !both_zero {
-                            self.nfound += 1;
-                            if self.show {
-                                self.pos(out, idx);
-                                line(out, Some("not comparable".into()));
-                            }
-                        }
-                    } else {
-                        let per = ((y - x) as f64 / x as f64).abs();
-                        if per > p {
-                            self.nfound += 1;
-                            if self.show {
-                                self.pos(out, idx);
-                                line(out, Some(format!("{:<14.6}", per)));
-                            }
-                        }
-                    }
-                } else if x != y {
-                    self.nfound += 1;
-                    if self.show {
-                        self.pos(out, idx);
-                        line(out, None);
+                    NumberDifference::NotComparable => out.push_str(&format!(
+                        "{:<15} {:<15} {:<15} not comparable\n",
+                        x, y, diff
+                    )),
+                    NumberDifference::Relative(per) => {
+                        out.push_str(&format!("{:<15} {:<15} {:<15} {:<14.6}\n", x, y, diff, per))
                     }
                 }
             }
-            (Num::Float(x, single), Num::Float(y, _)) => {
-                let nans = !o.no_nans;
-                let (n1, n2) = (nans && x.is_nan(), nans && y.is_nan());
-                let eps = if single {
-                    f32::EPSILON as f64
-                } else {
-                    f64::EPSILON
-                };
+            (Num::Float { value: x, .. }, Num::Float { value: y, .. }) => {
                 let diff = (x - y).abs();
-                let print = |s: &mut String, me: &mut Self, extra: Option<String>| {
-                    me.nfound += 1;
-                    if me.show {
-                        me.pos(s, idx);
-                        s.push_str("          ");
-                        match extra {
-                            None => s.push_str(&format!(
-                                "{} {} {}\n",
-                                cell("%-15g", x),
-                                cell("%-15g", y),
-                                cell("%-15g", diff)
-                            )),
-                            Some(e) => s.push_str(&format!(
-                                "{} {} {} {}\n",
-                                cell("%-15.10g", x),
-                                cell("%-15.10g", y),
-                                cell("%-15.10g", diff),
-                                e
-                            )),
-                        }
-                    }
+                let extra = match kind {
+                    NumberDifference::Absolute => None,
+                    NumberDifference::NotComparable => Some("not comparable".to_string()),
+                    NumberDifference::Relative(per) => Some(cell("%-14.10g", per)),
                 };
-                if let Some(d) = o.delta {
-                    if !n1 && !n2 {
-                        if diff > d {
-                            print(out, self, None);
-                        }
-                    } else if n1 != n2 {
-                        print(out, self, None);
-                    }
-                } else if let Some(p) = o.percent {
-                    if !n1 && !n2 {
-                        if x == 0.0 {
-                            if y != 0.0 {
-                                print(out, self, Some("not comparable".into()));
-                            }
-                        } else {
-                            let per = ((y - x) / x).abs();
-                            if per > p {
-                                print(out, self, Some(cell("%-14.10g", per)));
-                            }
-                        }
-                    } else if n1 != n2 {
-                        print(out, self, Some(cell("%-14.10g", f64::NAN)));
-                    }
-                } else {
-                    let equal = if n1 || n2 {
-                        n1 && n2
-                    } else if o.epsilon {
-                        diff < eps
-                    } else {
-                        x == y
-                    };
-                    if !equal {
-                        print(out, self, None);
-                    }
+                match extra {
+                    None => out.push_str(&format!(
+                        "{} {} {}\n",
+                        cell("%-15g", x),
+                        cell("%-15g", y),
+                        cell("%-15g", diff)
+                    )),
+                    Some(e) => out.push_str(&format!(
+                        "{} {} {} {}\n",
+                        cell("%-15.10g", x),
+                        cell("%-15.10g", y),
+                        cell("%-15.10g", diff),
+                        e
+                    )),
                 }
             }
             _ => {}
         }
-    }
-}
-
-/// The native value of an integer or float element.
-fn num(dt: &Datatype, b: &[u8]) -> Option<Num> {
-    match dt {
-        Datatype::Integer(t) => decode_int(t, b).map(Num::Int),
-        Datatype::Float(t) => {
-            let single = dt.native_type().map(|n| n.size()).unwrap_or(8) <= 4;
-            decode_float(t, b).map(|v| {
-                if single {
-                    Num::Float(v as f32 as f64, true)
-                } else {
-                    Num::Float(v, false)
-                }
-            })
-        }
-        Datatype::Enum(e) => decode_int(e.base(), b).map(Num::Int),
-        _ => None,
     }
 }
 
@@ -813,30 +813,11 @@ impl Diff<'_> {
             return;
         }
         match (dt1, dt2) {
-            (Datatype::Compound(c1), Datatype::Compound(c2)) => {
-                for (m1, m2) in c1.members().iter().zip(c2.members()) {
-                    let a = x.get(m1.offset()..m1.offset() + m1.datatype().size());
-                    let b = y.get(m2.offset()..m2.offset() + m2.datatype().size());
-                    if let (Some(a), Some(b)) = (a, b) {
-                        self.datum(f1, f2, m1.datatype(), m2.datatype(), a, b, idx, e);
-                    }
-                }
-            }
-            (Datatype::Array(a1), Datatype::Array(a2)) => {
-                let (s1, s2) = (a1.base().size().max(1), a2.base().size().max(1));
-                let n = (x.len() / s1).min(y.len() / s2);
-                for k in 0..n {
-                    self.datum(
-                        f1,
-                        f2,
-                        a1.base(),
-                        a2.base(),
-                        &x[k * s1..(k + 1) * s1],
-                        &y[k * s2..(k + 1) * s2],
-                        idx,
-                        e,
-                    );
-                }
+            (Datatype::Compound(_), Datatype::Compound(_))
+            | (Datatype::Array(_), Datatype::Array(_)) => {
+                leaf_pairs(dt1, dt2, x, y, &mut |d1, d2, a, b| {
+                    self.datum(f1, f2, d1, d2, a, b, idx, e)
+                });
             }
             (Datatype::VarLen(v1), Datatype::VarLen(v2)) => {
                 let a = f1.vlen_data(x).ok().flatten().unwrap_or_default();
@@ -876,25 +857,19 @@ impl Diff<'_> {
                 // h5diff prints the shorter string's character first (the second's when
                 // they are as long).
                 let swap = a.len() >= b.len();
-                for u in 0..a.len().max(b.len()) {
+                for (ca, cb) in char_differences(&a, &b) {
                     if e.full() {
                         break;
                     }
-                    let (ca, cb) = (
-                        a.get(u).copied().unwrap_or(0),
-                        b.get(u).copied().unwrap_or(0),
-                    );
-                    if ca != cb {
-                        e.nfound += 1;
-                        if e.show {
-                            e.pos(&mut self.out, idx);
-                            let (p, q) = if swap { (cb, ca) } else { (ca, cb) };
-                            self.out.push_str(&format!(
-                                "            {}            {}\n",
-                                char_text(p),
-                                char_text(q)
-                            ));
-                        }
+                    e.nfound += 1;
+                    if e.show {
+                        e.pos(&mut self.out, idx);
+                        let (p, q) = if swap { (cb, ca) } else { (ca, cb) };
+                        self.out.push_str(&format!(
+                            "            {}            {}\n",
+                            char_text(p),
+                            char_text(q)
+                        ));
                     }
                 }
             }
@@ -996,7 +971,7 @@ impl Diff<'_> {
                 }
             }
             _ => {
-                if let (Some(a), Some(b)) = (num(dt1, x), num(dt2, y)) {
+                if let (Some(a), Some(b)) = (Num::decode(dt1, x), Num::decode(dt2, y)) {
                     e.number(&mut self.out, idx, a, b);
                 }
             }
@@ -1298,6 +1273,35 @@ impl Diff<'_> {
             nfound: 0,
             show,
         };
+        let subsets = match (&self.subset_at, paths) {
+            (Some((a, b)), Some((p1, p2))) if a == p1 && b == p2 && !dims.is_empty() => {
+                let full = Subset::default();
+                let s1 = self.o.subset[0].as_ref().unwrap_or(&full);
+                let s2 = self.o.subset[1].as_ref().unwrap_or(s1);
+                match (s1.indices(&dims), s2.indices(d2.space.dims())) {
+                    (Ok(a), Ok(b)) => Some((a, b)),
+                    (Err(why), _) | (_, Err(why)) => {
+                        self.out.push_str(&format!("h5diff: <{}>: {why}\n", p1));
+                        self.st.error = true;
+                        return 0;
+                    }
+                }
+            }
+            _ => None,
+        };
+        if let Some((a, b)) = subsets {
+            self.subset_elements(f1, f2, id1, id2, dt1, dt2, &a, &b, &mut e);
+            return e.nfound;
+        }
+        // Arrays of different sizes: both buffers are walked as arrays of the smaller type
+        // (h5diff compares the smaller array).
+        let (cmp1, cmp2) = match (dt1, dt2) {
+            (Datatype::Array(_), Datatype::Array(_)) if dt1.size() != dt2.size() => {
+                let small = if dt1.size() <= dt2.size() { dt1 } else { dt2 };
+                (small, small)
+            }
+            _ => (dt1, dt2),
+        };
         // Strip by strip, so a dataset of any size is compared in bounded memory.
         let esize = dt1.size().max(dt2.size()).max(1) as u64;
         for strip in crate::dump::render::StripMine::new(&dims, esize) {
@@ -1314,9 +1318,88 @@ impl Diff<'_> {
             if is_atomic(dt1) && dt1 == dt2 && b1 == b2 {
                 continue;
             }
-            self.elements(f1, f2, dt1, dt2, &b1, &b2, strip.elmtno, &mut e);
+            self.elements(f1, f2, cmp1, cmp2, &b1, &b2, strip.elmtno, &mut e);
         }
         e.nfound
+    }
+
+    /// Compare the elements two subsets select (`a` and `b`: the selected indices of each
+    /// dimension), in order, run by run along the last dimension; positions are those of
+    /// the first dataset.
+    #[allow(clippy::too_many_arguments)]
+    fn subset_elements(
+        &mut self,
+        f1: &dyn DumpFile,
+        f2: &dyn DumpFile,
+        id1: ObjId,
+        id2: ObjId,
+        dt1: &Datatype,
+        dt2: &Datatype,
+        a: &[Vec<u64>],
+        b: &[Vec<u64>],
+        e: &mut Elements<'_>,
+    ) {
+        let shape = |v: &[Vec<u64>]| v.iter().map(Vec::len).collect::<Vec<_>>();
+        if shape(a) != shape(b) {
+            self.st.not_cmp = true;
+            return;
+        }
+        let rank = a.len();
+        let (Some(last1), Some(last2)) = (a.last(), b.last()) else {
+            return;
+        };
+        if a.iter().any(Vec::is_empty) {
+            return;
+        }
+        // Runs along the last dimension contiguous in both selections.
+        let mut runs: Vec<(usize, usize)> = Vec::new();
+        for k in 0..last1.len() {
+            match runs.last_mut() {
+                Some((s, n))
+                    if last1[k] == last1[*s] + *n as u64 && last2[k] == last2[*s] + *n as u64 =>
+                {
+                    *n += 1
+                }
+                _ => runs.push((k, 1)),
+            }
+        }
+        let dims = e.dims.clone();
+        let mut pos = vec![0usize; rank - 1];
+        loop {
+            for &(k, n) in &runs {
+                if e.full() {
+                    return;
+                }
+                let mut o1: Vec<u64> = pos.iter().enumerate().map(|(d, &i)| a[d][i]).collect();
+                let mut o2: Vec<u64> = pos.iter().enumerate().map(|(d, &i)| b[d][i]).collect();
+                o1.push(last1[k]);
+                o2.push(last2[k]);
+                let mut count = vec![1u64; rank - 1];
+                count.push(n as u64);
+                let (Ok(b1), Ok(b2)) = (f1.read(id1, &o1, &count), f2.read(id2, &o2, &count))
+                else {
+                    self.st.error = true;
+                    return;
+                };
+                let first = o1.iter().zip(&dims).fold(0u64, |acc, (&i, &d)| {
+                    acc.saturating_mul(d).saturating_add(i)
+                });
+                self.elements(f1, f2, dt1, dt2, &b1, &b2, first, e);
+            }
+            // The next index tuple of the outer dimensions, row-major.
+            let mut d = rank - 1;
+            loop {
+                if d == 0 {
+                    return;
+                }
+                d -= 1;
+                pos[d] += 1;
+                if pos[d] < a[d].len() {
+                    break;
+                }
+                pos[d] = 0;
+            }
+        }
     }
 
     /// `diff_attr`: the attributes of two objects.
@@ -1715,7 +1798,7 @@ fn excluded(o: &Opts, path: &str, groups: &mut Vec<String>, kind: Kind) -> bool 
 /// `h5 diff` with files opened by `open`: writes the report to `out`, returns the status.
 pub fn run_with(args: &[String], open: &crate::dump::Opener<'_>, out: &mut dyn Write) -> i32 {
     let (o, names) = match parse(args) {
-        Parsed::Run(o, n) => (o, n),
+        Parsed::Run(o, n) => (*o, n),
         Parsed::Exit(text, code) => {
             let _ = out.write_all(text.as_bytes());
             return code;
@@ -1725,6 +1808,7 @@ pub fn run_with(args: &[String], open: &crate::dump::Opener<'_>, out: &mut dyn W
         o: &o,
         st: Status::default(),
         out: String::new(),
+        subset_at: None,
     };
     let nfound = compare(&mut d, &names, open);
     let mut text = d.out;
@@ -1791,6 +1875,9 @@ fn compare(d: &mut Diff<'_>, names: &[String], open: &crate::dump::Opener<'_>) -
         (Some(a), None) => (full(a), full(a)),
         _ => ("/".to_string(), "/".to_string()),
     };
+    if o.subset.iter().any(Option::is_some) {
+        d.subset_at = Some((obj1.clone(), obj2.clone()));
+    }
     // The kind of each named object.
     let mut kinds = [Kind::Group; 2];
     for (k, (side, obj)) in [(s1, &obj1), (s2, &obj2)].into_iter().enumerate() {
@@ -2017,6 +2104,32 @@ mod tests {
             "dataset: </d> and </d>\n1 differences found\n"
         );
         assert_eq!(diff(&["-q", "a.h5", "b.h5"]), (String::new(), 1));
+    }
+
+    #[test]
+    fn subsets_after_object_names() {
+        let (name, s) = Subset::split("/g1/array3D[0,0,0;2,2,1;2,2,2;]").unwrap();
+        assert_eq!(name, "/g1/array3D");
+        assert_eq!(
+            s.indices(&[4, 3, 2]).unwrap(),
+            vec![vec![0, 2], vec![0, 2], vec![0, 1]]
+        );
+        // START only: one element; blocks widen each step.
+        let (_, s) = Subset::split("d[1]").unwrap();
+        assert_eq!(s.indices(&[4]).unwrap(), vec![vec![1]]);
+        let (_, s) = Subset::split("d[0;3;2;2]").unwrap();
+        assert_eq!(s.indices(&[6]).unwrap(), vec![vec![0, 1, 3, 4]]);
+        // Past the extent, or of the wrong rank: an error.
+        assert!(s.indices(&[4]).is_err());
+        assert!(s.indices(&[6, 6]).is_err());
+        assert_eq!(Subset::split("/plain"), None);
+        // Through the command line: elements 1 and 2 of d compared, with their positions.
+        let (out, status) = diff(&["-r", "a.h5", "b.h5", "d[1;;2]"]);
+        assert_eq!(status, 1);
+        assert!(out.contains("[ 1 ]          2               5"), "{out}");
+        assert!(out.ends_with("1 differences found\n"), "{out}");
+        // -C: the brackets are part of the name.
+        assert_eq!(diff(&["-C", "a.h5", "b.h5", "d[1]"]).1, 2);
     }
 
     #[test]

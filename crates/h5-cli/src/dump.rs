@@ -830,6 +830,17 @@ fn emit(outcome: &mut Outcome, sink: &Option<render::Sink>, text: &str) {
 /// Like [`run_with`], but standard output is written to `sink` as it is rendered (the
 /// outcome's `stdout` stays empty), so memory stays bounded whatever the dataset's size.
 pub fn run_streaming(args: &[String], open: &Opener<'_>, sink: Option<render::Sink>) -> Outcome {
+    run_streaming_to(args, open, sink, None)
+}
+
+/// Like [`run_streaming`], and output files (`-o`, `-O`) are written to `files` as they are
+/// rendered (the outcome's `files` then stay empty).
+pub fn run_streaming_to(
+    args: &[String],
+    open: &Opener<'_>,
+    sink: Option<render::Sink>,
+    files: Option<render::FileSink>,
+) -> Outcome {
     let cmd = match parse(args) {
         Parsed::Exit(o, e, s) => {
             return Outcome {
@@ -899,7 +910,13 @@ pub fn run_streaming(args: &[String], open: &Opener<'_>, sink: Option<render::Si
             }
         };
         if cmd.xml {
-            let mut x = xml::dump_file(file.as_ref(), &cmd.opts, &mut xml_settings);
+            let mut x = xml::dump_file(
+                file.as_ref(),
+                &cmd.opts,
+                &mut xml_settings,
+                sink.clone(),
+                files.clone(),
+            );
             emit(&mut outcome, &sink, &x.stdout);
             outcome.stderr.push_str(&x.stderr);
             outcome.files.append(&mut x.files);
@@ -913,6 +930,16 @@ pub fn run_streaming(args: &[String], open: &Opener<'_>, sink: Option<render::Si
         }
         let mut d = Dumper::new(file.as_ref(), cmd.opts.clone());
         d.out.sink = sink.clone();
+        d.out.file_sink = files.clone();
+        if files.is_some() && cmd.output.is_some() {
+            // Data to a file: a bar over the datasets, on a terminal.
+            let datasets = value::first_paths(file.as_ref())
+                .values()
+                .filter(|(_, k)| *k == ObjKind::Dataset)
+                .count() as u64;
+            let bar = crate::progress::Progress::new(datasets, "datasets");
+            d.out.progress = Some(std::rc::Rc::new(bar));
+        }
         d.ext_open = Some(open);
         d.file_key = ddl::file_key(fname);
         d.file_name = fname.clone();
@@ -953,6 +980,8 @@ pub fn run_streaming(args: &[String], open: &Opener<'_>, sink: Option<render::Si
             d.out.put("\n");
         }
         d.out.put("}\n");
+        // The bar goes before the rest of the text is written.
+        drop(d.out.progress.take());
         emit(&mut outcome, &sink, &d.out.text);
         // Only data goes to standard output: h5dump ends it with a newline on closing.
         if cmd.opts.ddl_dest == Dest::Null && cmd.opts.data_dest == Dest::Stdout {
@@ -1356,11 +1385,20 @@ pub fn run(args: &[String]) -> i32 {
     let stdout: std::rc::Rc<std::cell::RefCell<dyn Write>> = std::rc::Rc::new(
         std::cell::RefCell::new(std::io::BufWriter::new(std::io::stdout())),
     );
-    let o = run_streaming(args, &open, Some(render::Sink(stdout.clone())));
+    let files = render::FileSink::default();
+    let o = run_streaming_to(
+        args,
+        &open,
+        Some(render::Sink(stdout.clone())),
+        Some(files.clone()),
+    );
     for (name, data) in &o.files {
         if let Err(e) = std::fs::write(name, data) {
             eprintln!("h5dump error: cannot write {}: {}", name, e);
         }
+    }
+    for e in files.finish() {
+        eprintln!("h5dump error: {e}");
     }
     let _ = stdout.borrow_mut().write_all(o.stdout.as_bytes());
     let _ = stdout.borrow_mut().flush();

@@ -10,7 +10,8 @@ use std::rc::Rc;
 use h5::types::{ByteOrder, CharSet, Datatype, Norm, Pad, ReferenceKind, StrPad};
 
 use crate::dump::model::{
-    DatasetInfo, DumpFile, IndexOrder, Layout, Link, LinkTarget, ObjId, ObjKind, Space,
+    DatasetInfo, DumpFile, IndexOrder, Layout, Link, LinkTarget, ObjId, ObjKind, RefTarget, Region,
+    Space,
 };
 use crate::dump::render::{count_ncols, Ctx, Format, StripMine, OPTIONAL_LINE_BREAK};
 use crate::dump::value::{RefEnv, Values};
@@ -630,6 +631,17 @@ fn mem_size(dt: &Datatype) -> u64 {
     }
 }
 
+/// The width h5ls wraps a region's blocks or points at (not `-w`'s: measured against h5ls
+/// 1.10.8 at widths 40 to 120).
+const REGION_NCOLS: usize = 77;
+
+/// Whether h5ls prints the values of `dt` reference by reference, with what they point at
+/// (object and dataset region references of the 1.8 format).
+fn is_old_reference(dt: &Datatype) -> bool {
+    matches!(dt, Datatype::Reference(r)
+        if matches!(r.kind(), ReferenceKind::DatasetRegion | ReferenceKind::Object))
+}
+
 /// Reads the elements of a hyperslab (start, count) in the file datatype.
 type ReadFn<'a> = dyn Fn(&[u64], &[u64]) -> Result<Vec<u8>, String> + 'a;
 
@@ -942,6 +954,7 @@ impl Lister<'_> {
             line_indent: "",
             pindex: true,
             do_escape: true,
+            obj_fileno: true,
             ..Format::default()
         };
         if self.o.simple && !attribute {
@@ -1051,13 +1064,29 @@ impl Lister<'_> {
         } else {
             self.o.width
         };
-        if !matches!(d.space, Space::Null) {
+        if !matches!(d.space, Space::Null) && is_old_reference(dt) && !self.o.hexdump {
+            let dims = d.space.dims().to_vec();
+            let zeros = vec![0u64; dims.len()];
+            match file.read(id, &zeros, &dims) {
+                Ok(bytes) => {
+                    let width = self.o.width;
+                    self.refs(file, &bytes, dt.size().max(1), 9, width);
+                }
+                Err(_) => self.out.push_str("        Unable to print data."),
+            }
+        } else if !matches!(d.space, Space::Null) {
             let dims = d.space.dims().to_vec();
             let read = |start: &[u64], count: &[u64]| file.read(id, start, count);
+            let before = self.out.len();
+            let first = p.first.clone();
             if self
                 .render_data(file, dt, &dims, &info, p, ncols, &read)
                 .is_err()
             {
+                // A read that fails before any value: the line's prefix, then the message.
+                if self.out.len() == before {
+                    self.out.push_str(&first);
+                }
                 self.out.push_str("        Unable to print data.");
             }
         }
@@ -1091,7 +1120,12 @@ impl Lister<'_> {
             );
             self.out.push_str(&t);
             self.out.push('\n');
-            if self.o.data && !matches!(a.space, Space::Null) {
+            if self.o.data && matches!(a.space, Space::Null) {
+                // h5ls cannot read an attribute of no dataspace.
+                self.out.push_str("        Data:\n");
+                self.out.push_str(&" ".repeat(15));
+                self.out.push_str("        Unable to print data.\n");
+            } else if self.o.data {
                 self.out.push_str("        Data:\n");
                 let dt = a.datatype.datatype.clone();
                 let info = self.data_format(&dt, true);
@@ -1108,9 +1142,15 @@ impl Lister<'_> {
                 let dims = a.space.dims().to_vec();
                 let name = a.name.clone();
                 let data = file.attribute_data(id, &name);
-                if let Ok(bytes) = data {
+                let region = is_old_reference(&dt);
+                if let (true, Ok(bytes)) = (region && !self.o.hexdump, &data) {
+                    let width = self.o.width.saturating_sub(3);
+                    self.refs(file, bytes, dt.size().max(1), 15, width);
+                } else if let Ok(bytes) = data {
                     let read = |_: &[u64], _: &[u64]| Ok(bytes.clone());
-                    let width = self.o.width;
+                    // h5ls wraps attribute data three columns before the width (measured
+                    // against h5ls 1.10.8 at widths 50 to 120).
+                    let width = self.o.width.saturating_sub(3);
                     // The attribute is read whole: one strip.
                     let n: u64 = dims.iter().product();
                     let one = [n];
@@ -1120,6 +1160,129 @@ impl Lister<'_> {
                 self.out.push('\n');
             }
         }
+    }
+
+    /// The values of a dataset region reference attribute, as h5ls prints them (each
+    /// region in the DDL form of `h5tools_dump_region_data_blocks`/`_points`, its blocks and
+    /// points labelled `Blk`/`Pt`; `NULL` for a null reference).
+    fn refs(
+        &mut self,
+        file: &dyn DumpFile,
+        bytes: &[u8],
+        size: usize,
+        indent: usize,
+        ncols: usize,
+    ) {
+        let paths = crate::dump::value::first_paths(file);
+        let pre = " ".repeat(indent);
+        let inner = " ".repeat(indent + 3);
+        // Attribute data continues its lines one column further in.
+        let cont_extra = usize::from(indent > 9);
+        for r in bytes.chunks_exact(size) {
+            let target = if r.iter().all(|&b| b == 0) {
+                None
+            } else {
+                file.dereference(r).ok().flatten()
+            };
+            let (dataset, selection) = match target {
+                Some(RefTarget::Region { dataset, selection }) => (dataset, selection),
+                Some(RefTarget::Object(id)) => {
+                    self.object_ref(file, id, indent, ncols);
+                    continue;
+                }
+                None => {
+                    self.out.push_str(&pre);
+                    self.out.push_str("NULL\n");
+                    continue;
+                }
+            };
+            let coords = |v: &[u64]| v.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
+            let (head, items): (&str, Vec<String>) = match &selection {
+                Region::Blocks(b) => (
+                    "REGION_TYPE BLOCK  ",
+                    b.iter()
+                        .enumerate()
+                        .map(|(k, (x, y))| format!("Blk{k}: ({})-({})", coords(x), coords(y)))
+                        .collect(),
+                ),
+                Region::Points(p) => (
+                    "REGION_TYPE POINT  ",
+                    p.iter()
+                        .enumerate()
+                        .map(|(k, x)| format!("Pt{k}: ({})", coords(x)))
+                        .collect(),
+                ),
+                Region::All | Region::None | Region::Unlimited => ("", Vec::new()),
+            };
+            let path = paths.get(&dataset).map_or("", |(p, _)| p.as_str());
+            self.out
+                .push_str(&format!("{pre}DATASET \"{}\" {{\n", escape(path, false)));
+            if !head.is_empty() {
+                // One line, wrapped at a fixed width whatever `-w` says (as h5ls 1.10.8).
+                let mut line = format!("{inner}{head}");
+                let n = items.len();
+                for (k, item) in items.into_iter().enumerate() {
+                    let item = if k + 1 < n { format!("{item},") } else { item };
+                    if k == 0 {
+                        line.push_str(&item);
+                    } else if line.len() + item.len() + 2 > REGION_NCOLS {
+                        self.out.push_str(&line);
+                        self.out.push('\n');
+                        line = format!("{} {item}", " ".repeat(indent + 3 + cont_extra));
+                    } else {
+                        line.push(' ');
+                        line.push_str(&item);
+                    }
+                }
+                self.out.push_str(&line);
+                self.out.push('\n');
+            }
+            if let Ok(d) = file.dataset(dataset) {
+                self.out.push_str(&format!(
+                    "{inner}DATATYPE  {}\n{inner}DATASPACE {}\n",
+                    d.datatype.datatype,
+                    crate::dump::ddl::dataspace_text(&d.space)
+                ));
+            }
+            self.out.push_str(&pre);
+            self.out.push_str("}\n");
+        }
+    }
+
+    /// An object reference as h5ls prints it: the kind and address of the object (its path
+    /// unknown to h5ls: `""`), then the data of a dataset (nothing for other objects) in a
+    /// `DATA { }` block.
+    fn object_ref(&mut self, file: &dyn DumpFile, id: ObjId, indent: usize, ncols: usize) {
+        let pre = " ".repeat(indent);
+        let inner = " ".repeat(indent + 3);
+        let kind = file.object_kind(id).ok();
+        let name = match kind {
+            Some(ObjKind::Group) => "GROUP",
+            Some(ObjKind::Dataset) => "DATASET",
+            Some(ObjKind::NamedDatatype) => "DATATYPE",
+            None => "UNKNOWN",
+        };
+        self.out
+            .push_str(&format!("{pre}{name}-1:{id} \"\"\n{inner}DATA {{\n"));
+        if kind == Some(ObjKind::Dataset) {
+            if let Ok(d) = file.dataset(id) {
+                let dt = d.datatype.datatype.clone();
+                if !matches!(d.space, Space::Null) && !matches!(dt, Datatype::Reference(_)) {
+                    let info = self.data_format(&dt, false);
+                    let first = " ".repeat(indent + 6);
+                    let p = Prefixes {
+                        pre: first.clone(),
+                        cont: " ".repeat(indent + 7),
+                        first,
+                    };
+                    let dims = d.space.dims().to_vec();
+                    let read = |start: &[u64], count: &[u64]| file.read(id, start, count);
+                    let _ = self.render_data(file, &dt, &dims, &info, p, ncols, &read);
+                    self.out.push('\n');
+                }
+            }
+        }
+        self.out.push_str(&format!("{inner}}}\n"));
     }
 
     /// `dataset_list2`: the verbose details of a dataset, then its data.
@@ -1253,9 +1416,34 @@ impl Lister<'_> {
             b.push('\n');
             self.out.push_str(&b);
             if self.o.address {
-                if let Layout::Contiguous { offset: Some(a) } = d.layout {
-                    self.out
-                        .push_str(&format!("    {:<10} {}\n", "Address:", a));
+                if let Layout::Contiguous { offset } = d.layout {
+                    // `H5Dget_offset`: HADDR_UNDEF when unallocated or external.
+                    self.out.push_str(&format!(
+                        "    {:<10} {}\n",
+                        "Address:",
+                        offset.unwrap_or(u64::MAX)
+                    ));
+                } else if let Ok(Some(ix)) = file.chunk_index(id) {
+                    // `H5D__chunk_dump_index`: the index, then each allocated chunk.
+                    self.out.push_str(&format!(
+                        "    Address: {}\n           Flags    Bytes     Address          Logical Offset\n        ========== ======== ========== ==============================\n",
+                        ix.address
+                    ));
+                    for c in &ix.chunks {
+                        let offs: Vec<String> = c
+                            .offset
+                            .iter()
+                            .chain(std::iter::once(&0))
+                            .map(u64::to_string)
+                            .collect();
+                        self.out.push_str(&format!(
+                            "        0x{:08x} {:>8} {:>10} [{}]\n",
+                            c.filter_mask,
+                            c.size,
+                            c.address,
+                            offs.join(", ")
+                        ));
+                    }
                 }
             }
         }

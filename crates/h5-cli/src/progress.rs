@@ -21,11 +21,29 @@ impl Progress {
         Progress(Some(bar))
     }
 
+    /// Run `f` (which writes to the terminal) with the bar hidden meanwhile.
+    pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
+        match &self.0 {
+            Some(b) => b.suspend(f),
+            None => f(),
+        }
+    }
+
     /// One step done.
     pub fn step(&self) {
         if let Some(b) = &self.0 {
             b.inc(1);
         }
+    }
+}
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Progress"
+        } else {
+            "Progress(off)"
+        })
     }
 }
 

@@ -399,7 +399,16 @@ fn repack(o: &Options) -> Result<Vec<String>, String> {
     let mut w = FileWriter::create_with_file_space(&o.output, format, file_space)
         .map_err(|e| e.to_string())?;
     let warnings = RefCell::new(Vec::new());
+    // A bar over the datasets (on a terminal only), a step as each one is copied.
+    let datasets = src.walk().map_or(0, |objects| {
+        objects
+            .iter()
+            .filter(|(_, _, k)| *k == h5::io::ObjectKind::Dataset)
+            .count() as u64
+    });
+    let progress = crate::progress::Progress::new(datasets, "datasets");
     let hook = |path: &str, spec: &mut DatasetSpec| -> Result<(), WError> {
+        progress.step();
         let mut warn = warnings
             .try_borrow_mut()
             .map_err(|_| WError::new(WKind::InvalidArgument, "re-entered hook"))?;

@@ -1,8 +1,9 @@
-//! `h5 ls -r FILE` against the installed reference `h5ls -r FILE` on every file of the shared
-//! h5dump corpus and on the h5py fixtures of h5-io: the same standard output and the same
-//! success or failure. Files listed in `ls_baseline.txt` must keep matching (`H5_BLESS=1`
-//! rewrites it); the match count is printed. Skipped when `h5ls` is not installed; files that
-//! `h5ls` itself cannot list within the time limit are left out.
+//! `h5 ls -r FILE` (and `h5 ls -r -v -d FILE`, `h5 ls -r -v -a FILE`) against the installed reference `h5ls` with the
+//! same options on every file of the shared h5dump corpus and on the h5py fixtures of h5-io:
+//! the same standard output and the same success or failure. Files listed in
+//! `ls_baseline.txt` (`ls_verbose_baseline.txt`, `ls_address_baseline.txt`) must keep matching (`H5_BLESS=1` rewrites
+//! it); the match count is printed. Skipped when `h5ls` is not installed; files that `h5ls`
+//! itself cannot list within the time limit (or in 64 MiB of output) are left out.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -10,6 +11,9 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 const TIME_LIMIT: Duration = Duration::from_secs(20);
+
+/// Output beyond this is not read (the program is then killed at the time limit).
+const OUTPUT_LIMIT: u64 = 64 << 20;
 
 fn corpus_dir() -> Option<PathBuf> {
     let base = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -32,10 +36,10 @@ fn run(prog: &str, args: &[&str], dir: &Path) -> Option<Output> {
         .stderr(Stdio::null())
         .spawn()
         .ok()?;
-    let mut stdout = child.stdout.take()?;
+    let stdout = child.stdout.take()?;
     let reader = std::thread::spawn(move || {
         let mut v = Vec::new();
-        let _ = std::io::Read::read_to_end(&mut stdout, &mut v);
+        let _ = std::io::Read::read_to_end(&mut std::io::Read::take(stdout, OUTPUT_LIMIT), &mut v);
         v
     });
     let start = Instant::now();
@@ -59,6 +63,22 @@ fn run(prog: &str, args: &[&str], dir: &Path) -> Option<Output> {
 
 #[test]
 fn ls_matches_h5ls_r() {
+    compare_with_h5ls(&["-r"], "tests/ls_baseline.txt");
+}
+
+#[test]
+fn ls_matches_h5ls_r_v_d() {
+    compare_with_h5ls(&["-r", "-v", "-d"], "tests/ls_verbose_baseline.txt");
+}
+
+#[test]
+fn ls_matches_h5ls_r_v_a() {
+    compare_with_h5ls(&["-r", "-v", "-a"], "tests/ls_address_baseline.txt");
+}
+
+/// `h5 ls OPTIONS FILE` against `h5ls OPTIONS FILE` on every file; the files that match must
+/// include those of `baseline`.
+fn compare_with_h5ls(options: &[&str], baseline: &str) {
     if Command::new("h5ls").arg("--version").output().is_err() {
         eprintln!("h5ls not installed; skipped");
         return;
@@ -82,12 +102,16 @@ fn ls_matches_h5ls_r() {
             .collect();
         names.sort();
         for name in names {
-            let Some(want) = run("h5ls", &["-r", &name], dir) else {
+            let mut args: Vec<&str> = options.to_vec();
+            args.push(&name);
+            let Some(want) = run("h5ls", &args, dir) else {
                 continue;
             };
             total += 1;
             let key = format!("{label}/{name}");
-            let got = run(h5, &["ls", "-r", &name], dir);
+            let mut ours = vec!["ls"];
+            ours.extend(&args);
+            let got = run(h5, &ours, dir);
             match got {
                 Some(g)
                     if g.stdout == want.stdout && g.status.success() == want.status.success() =>
@@ -104,11 +128,15 @@ fn ls_matches_h5ls_r() {
             }
         }
     }
-    eprintln!("h5 ls matches h5ls -r on {} of {total} files", passed.len());
+    eprintln!(
+        "h5 ls matches h5ls {} on {} of {total} files",
+        options.join(" "),
+        passed.len()
+    );
     for f in &failed {
         eprintln!("differs: {f}");
     }
-    let baseline_path = manifest.join("tests/ls_baseline.txt");
+    let baseline_path = manifest.join(baseline);
     if std::env::var_os("H5_BLESS").is_some() {
         let body: String = passed.iter().map(|k| format!("{k}\n")).collect();
         std::fs::write(&baseline_path, body).expect("write baseline");

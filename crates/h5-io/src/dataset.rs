@@ -482,9 +482,7 @@ impl Dataset {
                 let conv = Converter::new(&self.datatype, &target)?;
                 let fill = self.fill_bytes(esize);
                 let n = out_len(n)?;
-                for e in bytes[..n * esize].chunks_exact_mut(esize) {
-                    e.copy_from_slice(&fill);
-                }
+                fill_elements(&mut bytes[..n * esize], &fill);
                 self.read_into(
                     sel,
                     &MemoryMap::packed(n as u64),
@@ -648,9 +646,7 @@ impl Dataset {
                 if let Some(bytes) = T::image_bytes_mut(&mut values) {
                     let fill = self.fill_bytes(esize);
                     if fill.iter().any(|&b| b != 0) {
-                        for e in bytes[..n * esize].chunks_exact_mut(esize) {
-                            e.copy_from_slice(&fill);
-                        }
+                        fill_elements(&mut bytes[..n * esize], &fill);
                     }
                     self.read_into(sel, mem, &mut bytes[..n * esize], esize)?;
                     if !conv.is_noop() {
@@ -750,9 +746,7 @@ impl Dataset {
         let mut out = vec![0u8; total];
         let fill = self.fill_bytes(esize);
         if fill.iter().any(|&b| b != 0) {
-            for e in out.chunks_exact_mut(esize) {
-                e.copy_from_slice(&fill);
-            }
+            fill_elements(&mut out, &fill);
         }
         self.read_into(sel, mem, &mut out, esize)?;
         Ok(out)
@@ -972,6 +966,31 @@ fn check_alloc(total: usize) -> Result<()> {
     })
 }
 
+/// Write the element `fill` over every element of `buf` in bulk (a `memset` when the fill
+/// value is one repeated byte, doubling copies otherwise), so an absent chunk or an
+/// unallocated dataset costs no loop per element.
+fn fill_elements(buf: &mut [u8], fill: &[u8]) {
+    let Some(&first) = fill.first() else {
+        return;
+    };
+    if fill.iter().all(|&b| b == first) {
+        buf.fill(first);
+        return;
+    }
+    let whole = buf.len() - buf.len() % fill.len();
+    let buf = &mut buf[..whole];
+    if buf.is_empty() {
+        return;
+    }
+    buf[..fill.len()].copy_from_slice(fill);
+    let mut done = fill.len();
+    while done < buf.len() {
+        let n = done.min(buf.len() - done);
+        buf.copy_within(..n, done);
+        done += n;
+    }
+}
+
 /// The byte range of `len` elements at element `off` of a buffer of `total` bytes.
 pub(crate) fn byte_span(off: u64, len: u64, esize: usize, total: usize) -> Result<(usize, usize)> {
     let s = off.checked_mul(esize as u64);
@@ -987,4 +1006,23 @@ pub(crate) fn byte_span(off: u64, len: u64, esize: usize, total: usize) -> Resul
 /// A count of elements as a `usize`.
 fn out_len(n: u64) -> Result<usize> {
     usize::try_from(n).map_err(|_| Error::new(ErrorKind::LimitExceeded, "read too large"))
+}
+
+#[cfg(test)]
+mod fill_tests {
+    use super::fill_elements;
+
+    #[test]
+    fn fills_every_element_in_bulk() {
+        let mut one = vec![0u8; 7];
+        fill_elements(&mut one, &[0xff]);
+        assert_eq!(one, [0xff; 7]);
+        let mut pat = vec![9u8; 3 * 5];
+        fill_elements(&mut pat, &[1, 2, 3]);
+        assert_eq!(pat, [1, 2, 3].repeat(5));
+        // A user buffer is overwritten even by a zero fill.
+        let mut zero = vec![5u8; 8];
+        fill_elements(&mut zero, &[0, 0]);
+        assert_eq!(zero, [0; 8]);
+    }
 }

@@ -5,6 +5,7 @@
 mod array;
 pub mod attribute;
 mod chunks;
+pub mod compare;
 pub mod dataset;
 pub mod error;
 pub mod external;

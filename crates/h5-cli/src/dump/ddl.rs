@@ -516,7 +516,8 @@ impl<'a> Dumper<'a> {
         }
         let text = std::mem::take(&mut child.out.text);
         self.out.put(&text);
-        self.out.files.append(&mut child.out.files);
+        let files = std::mem::take(&mut child.out.files);
+        self.out.absorb_files(files);
         self.err.push_str(&child.err);
         if child.status != 0 {
             self.status = child.status;
@@ -1290,7 +1291,7 @@ impl<'a> Dumper<'a> {
         if let (Some(form), Dest::File(name)) = (self.opts.binary.clone(), self.out.dest.clone()) {
             let n = (nelmts as usize).saturating_mul(size).min(bytes.len());
             let data = super::value::binary_form(dt, &bytes[..n], &form);
-            self.out.file_mut(&name).extend_from_slice(&data);
+            self.out.put_file(&name, &data);
             return;
         }
         let mut elmt_counter = 0u64;
@@ -1995,6 +1996,9 @@ impl<'a> Dumper<'a> {
 
     /// `dump_dataset`.
     pub fn dump_dataset(&mut self, id: ObjId, name: &str, sset: Option<&Subset>) {
+        if let Some(p) = &self.out.progress {
+            p.step();
+        }
         let info = self.format();
         let mut ctx = Ctx::at(self.dump_indent);
         let oi = self.file.object_info(id).ok();

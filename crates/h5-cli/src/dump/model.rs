@@ -289,6 +289,28 @@ pub struct ExternalFile {
     pub size: u64,
 }
 
+/// A chunked dataset's chunk index (`h5ls -a`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChunkIndex {
+    /// The index's address.
+    pub address: u64,
+    /// The allocated chunks, in index order.
+    pub chunks: Vec<ChunkEntry>,
+}
+
+/// One allocated chunk as the chunk index lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChunkEntry {
+    /// Filters skipped for this chunk.
+    pub filter_mask: u32,
+    /// Bytes stored.
+    pub size: u64,
+    /// Its address.
+    pub address: u64,
+    /// Its first element (one offset per dimension).
+    pub offset: Vec<u64>,
+}
+
 /// A dataset's header information.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DatasetInfo {
@@ -425,6 +447,11 @@ pub trait DumpFile {
     fn named_datatype(&self, id: ObjId) -> ModelResult<Datatype>;
     /// The data of a variable-length element given its descriptor bytes; `None` for a null one.
     fn vlen_data(&self, descriptor: &[u8]) -> ModelResult<Option<Vec<u8>>>;
+    /// The chunk index of a chunked dataset (`H5D__chunk_dump_index`, h5ls `-a`): `None`
+    /// when the dataset is not chunked or the file cannot say.
+    fn chunk_index(&self, _id: ObjId) -> ModelResult<Option<ChunkIndex>> {
+        Ok(None)
+    }
     /// What an encoded reference points at; `None` for an unresolvable one.
     fn dereference(&self, reference: &[u8]) -> ModelResult<Option<RefTarget>>;
     /// A reference element of reference type `dt` decoded as HDF5 2.x reads it into an

@@ -804,6 +804,28 @@ impl DumpFile for ReaderFile {
         Ok(info)
     }
 
+    fn chunk_index(&self, id: ObjId) -> ModelResult<Option<super::model::ChunkIndex>> {
+        let d = self.dataset_obj(id)?;
+        let LayoutClass::Chunked { address, .. } = &d.layout().class else {
+            return Ok(None);
+        };
+        let chunks = d
+            .chunks()
+            .map_err(msg)?
+            .into_iter()
+            .map(|c| super::model::ChunkEntry {
+                filter_mask: c.location.filter_mask,
+                size: c.location.size,
+                address: c.location.addr.0,
+                offset: c.offset,
+            })
+            .collect();
+        Ok(Some(super::model::ChunkIndex {
+            address: address.0,
+            chunks,
+        }))
+    }
+
     fn read(&self, id: ObjId, start: &[u64], count: &[u64]) -> ModelResult<Vec<u8>> {
         let d = self.dataset_obj(id)?;
         let space = d.dataspace();

@@ -69,6 +69,9 @@ pub struct Format {
     pub pindex: bool,
     /// Escape special characters in strings.
     pub do_escape: bool,
+    /// Print an object reference's file number with its address (`DATASET-1:800`, h5ls;
+    /// h5dump hides it: `DATASET 800`).
+    pub obj_fileno: bool,
 }
 
 impl Default for Format {
@@ -104,6 +107,7 @@ impl Default for Format {
             line_indent: "   ",
             pindex: true,
             do_escape: true,
+            obj_fileno: false,
         }
     }
 }
@@ -238,6 +242,79 @@ impl Sink {
     }
 }
 
+/// Where output files (`-o`, `-O`) go as they are rendered: each opened on its first write
+/// and written through a buffer, so a dump to a file holds no more of its text in memory
+/// than one to standard output. Write errors are kept for the end of the run.
+#[derive(Clone, Default)]
+pub struct FileSink(pub std::rc::Rc<std::cell::RefCell<FileWriters>>);
+
+/// The open output files of a [`FileSink`].
+#[derive(Default)]
+pub struct FileWriters {
+    open: Vec<(String, Option<std::io::BufWriter<std::fs::File>>)>,
+    /// What failed, one message each.
+    pub errors: Vec<String>,
+}
+
+impl FileSink {
+    /// Append `bytes` to output file `name` (created, or truncated, on its first write).
+    pub fn write(&self, name: &str, bytes: &[u8]) {
+        use std::io::Write as _;
+        let mut w = self.0.borrow_mut();
+        let i = match w.open.iter().position(|(n, _)| n == name) {
+            Some(i) => i,
+            None => {
+                let f = match std::fs::File::create(name) {
+                    Ok(f) => Some(std::io::BufWriter::new(f)),
+                    Err(e) => {
+                        w.errors.push(format!("cannot write {name}: {e}"));
+                        None
+                    }
+                };
+                w.open.push((name.to_string(), f));
+                w.open.len() - 1
+            }
+        };
+        let failed = match &mut w.open[i].1 {
+            Some(f) => f.write_all(bytes).err(),
+            None => None,
+        };
+        if let Some(e) = failed {
+            // Nothing more goes to a file that failed.
+            w.open[i].1 = None;
+            w.errors.push(format!("cannot write {name}: {e}"));
+        }
+    }
+
+    /// Flush every file; the messages of what failed.
+    pub fn finish(&self) -> Vec<String> {
+        use std::io::Write as _;
+        let mut w = self.0.borrow_mut();
+        let mut errors = std::mem::take(&mut w.errors);
+        for (name, f) in &mut w.open {
+            if let Some(f) = f {
+                if let Err(e) = f.flush() {
+                    errors.push(format!("cannot write {name}: {e}"));
+                }
+            }
+        }
+        errors
+    }
+}
+
+impl std::fmt::Debug for FileSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FileSink")
+    }
+}
+
+impl Sink {
+    /// Write out what the writer holds.
+    pub fn flush(&self) {
+        let _ = self.0.borrow_mut().flush();
+    }
+}
+
 impl std::fmt::Debug for Sink {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Sink")
@@ -253,8 +330,14 @@ pub struct Out {
     pub text: String,
     /// Where standard output is streamed to, if anywhere.
     pub sink: Option<Sink>,
-    /// Output files and their contents, in creation order.
+    /// Output files and their contents, in creation order (those not streamed to
+    /// [`Out::file_sink`]).
     pub files: Vec<(String, Vec<u8>)>,
+    /// Where output files are streamed to, if anywhere.
+    pub file_sink: Option<FileSink>,
+    /// A progress bar over the datasets (`-o FILE` on a terminal): hidden while standard
+    /// output is written.
+    pub progress: Option<std::rc::Rc<crate::progress::Progress>>,
     /// Where [`Out::put`] currently writes.
     pub dest: Dest,
 }
@@ -272,15 +355,37 @@ impl Out {
             Dest::Null => {}
             Dest::File(name) => {
                 let name = name.clone();
-                self.file_mut(&name).extend_from_slice(s.as_bytes());
+                self.put_file(&name, s.as_bytes());
             }
+        }
+    }
+
+    /// Append `bytes` to output file `name`: streamed to the file sink if there is one,
+    /// gathered in [`Out::files`] otherwise.
+    pub fn put_file(&mut self, name: &str, bytes: &[u8]) {
+        match &self.file_sink {
+            Some(f) => f.write(name, bytes),
+            None => self.file_mut(name).extend_from_slice(bytes),
+        }
+    }
+
+    /// Take in the output files another printer gathered.
+    pub fn absorb_files(&mut self, files: Vec<(String, Vec<u8>)>) {
+        for (name, data) in files {
+            self.put_file(&name, &data);
         }
     }
 
     /// Write the text gathered so far to the sink, if there is one.
     pub fn flush(&mut self) {
         if let Some(sink) = &self.sink {
-            sink.write(&self.text);
+            match &self.progress {
+                Some(p) => p.suspend(|| {
+                    sink.write(&self.text);
+                    sink.flush();
+                }),
+                None => sink.write(&self.text),
+            }
             self.text.clear();
         }
     }
@@ -522,7 +627,7 @@ impl StripMine {
         let mut sm_nbytes = elem_size.max(1);
         for i in (0..dims.len()).rev() {
             sm_size[i] = dims[i].min((STRIP_BUFFER / sm_nbytes).max(1));
-            sm_nbytes = sm_nbytes.saturating_mul(sm_size[i]);
+            sm_nbytes = sm_nbytes.saturating_mul(sm_size[i].max(1));
         }
         let total = if dims.is_empty() {
             1

@@ -6,7 +6,9 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use h5::types::compose::decode_int;
-use h5::types::{ByteOrder, Datatype, FloatType, Norm, ReferenceKind, StrPad};
+use h5::types::{ByteOrder, Datatype, ReferenceKind, StrPad};
+
+pub use h5::io::compare::decode_float;
 
 use super::model::{DumpFile, IndexOrder, LinkTarget, ObjId, ObjKind, RefInfo, RefKind};
 use super::render::{Ctx, Format, Out};
@@ -106,66 +108,6 @@ pub fn first_paths(file: &dyn DumpFile) -> HashMap<ObjId, (String, ObjKind)> {
     out.insert(root, ("/".to_string(), ObjKind::Group));
     walk(file, root, "", &mut out);
     out
-}
-
-/// Decode a floating-point value of any layout to `f64`.
-pub fn decode_float(t: &FloatType, raw: &[u8]) -> Option<f64> {
-    if raw.len() != t.size() {
-        return None;
-    }
-    let mut le = raw.to_vec();
-    match t.order() {
-        ByteOrder::BigEndian => le.reverse(),
-        ByteOrder::Vax => {
-            // VAX: 16-bit words in little-endian order, most significant word first.
-            let mut v = Vec::with_capacity(le.len());
-            for pair in le.chunks(2).rev() {
-                v.extend_from_slice(pair);
-            }
-            le = v;
-        }
-        ByteOrder::LittleEndian => {}
-    }
-    let bits = |pos: usize, n: usize| -> u128 {
-        let mut v = 0u128;
-        for i in 0..n.min(128) {
-            let p = pos + i;
-            if le.get(p / 8).is_some_and(|b| b & (1 << (p % 8)) != 0) {
-                v |= 1 << i;
-            }
-        }
-        v
-    };
-    let sign = bits(t.sign_pos(), 1) != 0;
-    let exp = bits(t.exp_pos(), t.exp_size()) as i64;
-    let mant = bits(t.mant_pos(), t.mant_size());
-    let msize = t.mant_size() as i32;
-    let max_exp = if t.exp_size() >= 63 {
-        i64::MAX
-    } else {
-        (1i64 << t.exp_size()) - 1
-    };
-    let frac = mant as f64 / 2f64.powi(msize);
-    let bias = t.exp_bias() as i64;
-    let v = if exp == max_exp && t.norm() == Norm::Implied && t.order() != ByteOrder::Vax {
-        if mant == 0 {
-            f64::INFINITY
-        } else {
-            f64::NAN
-        }
-    } else if exp == 0 {
-        match t.norm() {
-            Norm::Implied => frac * 2f64.powi((1 - bias) as i32),
-            _ => frac * 2f64.powi((1 - bias) as i32),
-        }
-    } else {
-        match t.norm() {
-            Norm::Implied => (1.0 + frac) * 2f64.powi((exp - bias) as i32),
-            // An explicit leading bit: the mantissa is one integer bit and the fraction.
-            Norm::MsbSet | Norm::None => frac * 2f64.powi((exp - bias + 1) as i32),
-        }
-    };
-    Some(if sign { -v } else { v })
 }
 
 /// Format a float with a C printf format such as `%g`, `%.3f` or `x=%10.4e`.
@@ -537,7 +479,11 @@ impl Values<'_> {
                             Some(ObjKind::NamedDatatype) => "DATATYPE",
                             None => "-1-",
                         });
-                        s.push_str(&format!(" {}", addr));
+                        if info.obj_fileno {
+                            s.push_str(&format!("-1:{}", addr));
+                        } else {
+                            s.push_str(&format!(" {}", addr));
+                        }
                         self.sprint_reference(s, b);
                     }
                 }

@@ -131,7 +131,17 @@ pub struct XmlOutcome {
 /// The schema or DTD location chosen for the first file stays in `settings` for the files
 /// after it, as h5dump keeps it (so a second file with the default schema and namespace
 /// is refused, as h5dump refuses it).
-pub fn dump_file(file: &dyn DumpFile, opts: &Opts, settings: &mut XmlSettings) -> XmlOutcome {
+///
+/// With `sink`, the document's standard output is written there as it is rendered (the
+/// outcome's `stdout` holds only what was not yet written); with `files`, output files are
+/// streamed to it.
+pub fn dump_file(
+    file: &dyn DumpFile,
+    opts: &Opts,
+    settings: &mut XmlSettings,
+    sink: Option<super::render::Sink>,
+    files: Option<super::render::FileSink>,
+) -> XmlOutcome {
     let mut outcome = XmlOutcome::default();
     let uri = match &settings.dtd_uri {
         None if settings.use_schema => DEFAULT_XSD.to_string(),
@@ -153,6 +163,8 @@ pub fn dump_file(file: &dyn DumpFile, opts: &Opts, settings: &mut XmlSettings) -
     };
     settings.dtd_uri = Some(uri.clone());
     let mut x = Xml::new(file, opts, settings.ns.clone());
+    x.out.sink = sink;
+    x.out.file_sink = files;
     if let Err(e) = x.build_tables() {
         outcome.stderr.push_str(&format!("h5dump error: {}\n", e));
         outcome.stderr.push_str("h5dump error: internal error\n");
@@ -1966,7 +1978,7 @@ mod tests {
             ncols: 0,
             ..Opts::default()
         };
-        let out = dump_file(&f, &opts, &mut settings);
+        let out = dump_file(&f, &opts, &mut settings, None, None);
         assert_eq!(out.status, 0, "{}", out.stderr);
         let text = out.stdout;
         let d = text
@@ -2020,7 +2032,7 @@ mod tests {
             dtd_uri: Some("http://somewhere.net".into()),
             ..XmlSettings::default()
         };
-        let out = dump_file(&f, &Opts::default(), &mut settings);
+        let out = dump_file(&f, &Opts::default(), &mut settings, None, None);
         assert_eq!(out.status, 1);
         assert!(out.stdout.is_empty());
         assert!(out
@@ -2028,9 +2040,15 @@ mod tests {
             .starts_with("h5dump error: Cannot set Schema URL"));
         // The default location chosen for one file is kept for the next (as h5dump does).
         let mut settings = XmlSettings::default();
-        assert_eq!(dump_file(&f, &Opts::default(), &mut settings).status, 0);
+        assert_eq!(
+            dump_file(&f, &Opts::default(), &mut settings, None, None).status,
+            0
+        );
         assert_eq!(settings.dtd_uri.as_deref(), Some(DEFAULT_XSD));
-        assert_eq!(dump_file(&f, &Opts::default(), &mut settings).status, 1);
+        assert_eq!(
+            dump_file(&f, &Opts::default(), &mut settings, None, None).status,
+            1
+        );
     }
 
     #[test]
