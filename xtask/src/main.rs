@@ -14,6 +14,8 @@
 //!   library's `H5Tconvert`; for `read` and `write`, h5py), interleaved, reported as median
 //!   times and their ratios.
 
+mod oracle_refs;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
@@ -279,7 +281,8 @@ fn install_oracles() -> Result {
     if python_version("hdf5plugin").as_deref() != Some(HDF5PLUGIN_VERSION) {
         pip_install(&format!("hdf5plugin=={HDF5PLUGIN_VERSION}"))?;
     }
-    install_moto()
+    install_moto()?;
+    oracle_refs::install_refs_oracles()
 }
 
 /// `moto[server]` in `~/.cache/h5-oracles/moto-VERSION` (where `h5_oracle::moto` looks).
