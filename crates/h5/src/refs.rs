@@ -543,10 +543,8 @@ impl Writer<'_> {
                     if let Some(a) = address.get() {
                         let base = io.file().raw().base();
                         let len = io.storage_size()?;
-                        let start = a.checked_add(base).ok_or_else(|| {
-                            Error::new(ErrorKind::Format, "contiguous data address").at(&*path)
-                        })?;
-                        chunks.insert(scalar_key(), Chunk::At(start..start + len));
+                        let start = a.saturating_add(base);
+                        chunks.insert(scalar_key(), Chunk::At(span(start, len, &path)?));
                     }
                 }
                 LayoutClass::Chunked { .. } => {
@@ -578,7 +576,7 @@ impl Writer<'_> {
                             ))
                         })?;
                         let key = if key.is_empty() { "0".into() } else { key };
-                        chunks.insert(key, Chunk::At(c.file_offset..c.file_offset + len));
+                        chunks.insert(key, Chunk::At(span(c.file_offset, len, &path)?));
                     }
                 }
                 LayoutClass::Virtual { .. } => return skip("a virtual dataset"),
@@ -680,6 +678,20 @@ impl Writer<'_> {
                 }
             })
             .collect()
+    }
+}
+
+/// The bytes `start..start + len`, an error if that passes the end of the address space.
+fn span(start: u64, len: u64, path: &str) -> Result<Range<u64>, Why> {
+    match start.checked_add(len) {
+        Some(end) if start != u64::MAX => Ok(start..end),
+        _ => Err(Why::Fail(
+            Error::new(
+                ErrorKind::Format,
+                format!("{len} bytes at {start:#x} pass the end of the address space"),
+            )
+            .at(path),
+        )),
     }
 }
 
