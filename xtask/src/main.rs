@@ -15,6 +15,7 @@
 //!   times and their ratios.
 
 mod oracle_bioc;
+mod oracle_refs;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -285,7 +286,8 @@ fn install_oracles() -> Result {
     }
     oracle_bioc::install()?;
     oracle_netcdf::install()?;
-    install_moto()
+    install_moto()?;
+    oracle_refs::install_refs_oracles()
 }
 
 /// `moto[server]` in `~/.cache/h5-oracles/moto-VERSION` (where `h5_oracle::moto` looks).

@@ -18,6 +18,7 @@ mod dump;
 mod input;
 mod ls;
 mod progress;
+mod refs;
 mod repack;
 mod stat;
 mod watch;
@@ -81,6 +82,12 @@ const COMMANDS: &[Subcommand] = &[
         run: clear::run,
     },
     Subcommand {
+        name: "refs",
+        usage: "h5 refs [-o OUT.json] [--url URL] [--inline-threshold BYTES] FILE [OBJECT...]",
+        about: "write kerchunk references (JSON) to the file's chunks, for fsspec, zarr and xarray",
+        run: refs::run,
+    },
+    Subcommand {
         name: "dtype",
         usage: "h5 dtype [--pack] [--native] [--lossless] [--size] TEXT|-",
         about: "print the canonical DDL text of a datatype, or its size",
@@ -105,8 +112,8 @@ fn cli() -> clap::Command {
         .disable_help_subcommand(true)
         .after_help(
             "`h5 COMMAND --help` (or `h5 help COMMAND`) lists every option of a command.\n\
-             FILE may be a URL (s3://, gs://, az://, http(s)://, file://) for dump, ls, check and \
-             repack; --stats prints the requests, bytes and cache hits of reading it to stderr.",
+             FILE may be a URL (s3://, gs://, az://, http(s)://, file://) for dump, ls, check, \
+             repack and refs; --stats prints the requests, bytes and cache hits of reading it to stderr.",
         );
     for c in COMMANDS {
         cmd = cmd.subcommand(

@@ -12,7 +12,9 @@
 //! [`FamilyStorage`] and [`MultiStorage`] (the family and multi/split drivers' members as one
 //! address space), [`CachedStorage`] (a page-aligned, byte-bounded block cache for storage
 //! whose requests are costly), [`CountingStorage`] (requests and bytes, for tests and `--stats`),
-//! [`FaultyStorage`] (fails the N-th modifying call, for crash tests). The onion driver's
+//! [`FaultyStorage`] (fails the N-th modifying call, for crash tests), [`LatencyStorage`] (an
+//! object store's round trips and bandwidth as a deterministic model, for tests and
+//! benchmarks). The onion driver's
 //! revision view lives with its history format in `h5-io`'s `onion` module.
 //!
 //! The [`Resolver`] opens every other file a file names (external links, virtual dataset
@@ -26,6 +28,7 @@ mod cache;
 mod counting;
 mod faulty;
 mod file;
+mod latency;
 mod memory;
 mod multi;
 mod offset;
@@ -42,6 +45,7 @@ pub use cache::{CachedStorage, DEFAULT_CACHE_BYTES, DEFAULT_PAGE_SIZE};
 pub use counting::{CountingStorage, Counts};
 pub use faulty::FaultyStorage;
 pub use file::FileStorage;
+pub use latency::LatencyStorage;
 pub use memory::{MemStorage, VecStorage};
 pub use multi::{FamilyStorage, MultiStorage};
 pub use offset::OffsetStorage;

@@ -101,7 +101,28 @@ pub fn open_url_with(
         options.resolver = Some(resolver);
     }
     let file = h5_io::File::open_storage_at(storage.clone(), url, options)?;
+    if remote.file_page_size {
+        if let Some(page) = paged_page_size(&file) {
+            storage.set_page_size(page).map_err(|e| io_error(url, e))?;
+        }
+    }
     Ok(Remote { file, storage })
+}
+
+/// The page size of a file written with paged aggregation (file space strategy PAGE, from
+/// the superblock extension's file space info), if it was.
+pub fn paged_page_size(file: &h5_io::File) -> Option<u64> {
+    use h5_format::message::fs_info::FileSpaceInfo;
+    /// `H5F_FSPACE_STRATEGY_PAGE`.
+    const PAGE: u8 = 1;
+    match file.superblock_extension()?.file_space_info.as_ref()? {
+        FileSpaceInfo::V1 {
+            strategy: PAGE,
+            page_size,
+            ..
+        } if *page_size > 0 => Some(*page_size),
+        _ => None,
+    }
 }
 
 fn io_error(url: &str, e: io::Error) -> h5_io::Error {

@@ -30,6 +30,10 @@ pub struct RemoteOptions {
     pub page_size: u64,
     /// The page cache's bound in bytes.
     pub cache_bytes: u64,
+    /// Read a file written with paged aggregation (file space strategy PAGE) in pages of its
+    /// own page size instead of `page_size`, once its superblock extension says so (its
+    /// metadata is gathered in those pages).
+    pub file_page_size: bool,
 }
 
 impl Default for RemoteOptions {
@@ -41,6 +45,7 @@ impl Default for RemoteOptions {
             concurrency: 8,
             page_size: h5_format::storage::DEFAULT_PAGE_SIZE,
             cache_bytes: h5_format::storage::DEFAULT_CACHE_BYTES,
+            file_page_size: true,
         }
     }
 }

@@ -176,6 +176,7 @@
 //! | `num-complex` | no | [`H5Type`] for `num_complex::Complex<f32 / f64>` |
 //! | `zstd`, `lz4`, `bzip2`, `bitshuffle`, `blosc` | yes | the hdf5plugin filters in pure Rust, read and write ([`DatasetBuilder::zstd`], ...) |
 //! | `object-store` | no | `File::open_url` (S3, GCS, Azure, HTTP) and `File::open_storage` |
+//! | `refs` | no | `refs::kerchunk`: kerchunk references to a file's chunks (fsspec, zarr, xarray) |
 //!
 //! The byte layer (the format's structures, the reader and writer beneath the handles) is
 //! under [`low_level`]. A page maps h5py's and hdf5-metno's calls to these:
@@ -190,6 +191,9 @@ mod file;
 mod group;
 pub mod guide;
 mod object;
+#[cfg(feature = "refs")]
+#[cfg_attr(docsrs, doc(cfg(feature = "refs")))]
+pub mod refs;
 #[cfg(feature = "object-store")]
 mod remote;
 #[cfg(feature = "ndarray")]

@@ -23,7 +23,6 @@ pub const DEFAULT_CACHE_BYTES: u64 = 64 * 1024 * 1024;
 #[derive(Debug)]
 pub struct CachedStorage<S> {
     inner: S,
-    page: u64,
     capacity: u64,
     state: Mutex<State>,
     hits: AtomicU64,
@@ -32,6 +31,8 @@ pub struct CachedStorage<S> {
 
 #[derive(Debug, Default)]
 struct State {
+    /// The page size (changed only with the cache emptied).
+    page: u64,
     /// Page number -> (bytes, last use).
     pages: HashMap<u64, (Arc<[u8]>, u64)>,
     /// Last use -> page number.
@@ -83,9 +84,11 @@ impl<S: Storage> CachedStorage<S> {
         let page = page_size.max(512);
         CachedStorage {
             inner,
-            page,
             capacity: capacity.max(page),
-            state: Mutex::new(State::default()),
+            state: Mutex::new(State {
+                page,
+                ..State::default()
+            }),
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
         }
@@ -104,8 +107,29 @@ impl<S: Storage> CachedStorage<S> {
         &self.inner
     }
 
-    fn bypass(&self, n: u64) -> bool {
-        n > self.capacity / 4 || n > 2 * self.page
+    /// The page size.
+    pub fn page_size(&self) -> u64 {
+        self.state().map_or(0, |st| st.page)
+    }
+
+    /// Use pages of `page_size` bytes (at least 512) from now on, emptying the cache if that
+    /// changes the size: a file written with paged aggregation is best read in its own pages
+    /// (its metadata is gathered in them), which are known only once its superblock
+    /// extension is read.
+    pub fn set_page_size(&self, page_size: u64) -> io::Result<()> {
+        let page = page_size.max(512);
+        let mut st = self.state()?;
+        if st.page != page {
+            st.pages.clear();
+            st.lru.clear();
+            st.bytes = 0;
+            st.page = page;
+        }
+        Ok(())
+    }
+
+    fn bypass(&self, n: u64, page: u64) -> bool {
+        n > self.capacity.max(page) / 4 || n > 2 * page
     }
 
     fn state(&self) -> io::Result<std::sync::MutexGuard<'_, State>> {
@@ -120,15 +144,16 @@ impl<S: Storage> CachedStorage<S> {
         let len = self.inner.len()?;
         let mut missing: Vec<u64> = Vec::new();
         let mut have: HashMap<u64, Arc<[u8]>> = HashMap::new();
-        {
+        let page = {
             let mut st = self.state()?;
+            let page = st.page;
             for r in ranges {
                 let n = range_len(r)? as u64;
                 check_range(r.start, n, len)?;
-                if n == 0 || self.bypass(n) {
+                if n == 0 || self.bypass(n, page) {
                     continue;
                 }
-                for p in r.start / self.page..=(r.end - 1) / self.page {
+                for p in r.start / page..=(r.end - 1) / page {
                     if have.contains_key(&p) || missing.contains(&p) {
                         continue;
                     }
@@ -141,13 +166,14 @@ impl<S: Storage> CachedStorage<S> {
                     }
                 }
             }
-        }
+            page
+        };
         missing.sort_unstable();
         // One batch: runs of consecutive missing pages, then the large ranges.
         let mut fetch: Vec<Range<u64>> = Vec::new();
         for &p in &missing {
-            let start = p * self.page;
-            let end = (start + self.page).min(len);
+            let start = p * page;
+            let end = (start + page).min(len);
             match fetch.last_mut() {
                 Some(last) if last.end == start => last.end = end,
                 _ => fetch.push(start..end),
@@ -157,7 +183,7 @@ impl<S: Storage> CachedStorage<S> {
         fetch.extend(
             ranges
                 .iter()
-                .filter(|r| r.end > r.start && self.bypass(r.end - r.start))
+                .filter(|r| r.end > r.start && self.bypass(r.end - r.start, page))
                 .cloned(),
         );
         let mut got = if fetch.is_empty() {
@@ -170,11 +196,15 @@ impl<S: Storage> CachedStorage<S> {
             self.misses
                 .fetch_add(missing.len() as u64, Ordering::Relaxed);
             let mut st = self.state()?;
+            // Pages of a size changed meanwhile serve this call only.
+            let keep = st.page == page;
             for (run, bytes) in fetch.iter().zip(got) {
-                for (i, chunk) in bytes.chunks(self.page as usize).enumerate() {
-                    let p = run.start / self.page + i as u64;
+                for (i, chunk) in bytes.chunks(page as usize).enumerate() {
+                    let p = run.start / page + i as u64;
                     let data: Arc<[u8]> = chunk.into();
-                    st.insert(p, data.clone(), self.capacity);
+                    if keep {
+                        st.insert(p, data.clone(), self.capacity);
+                    }
                     have.insert(p, data);
                 }
             }
@@ -182,7 +212,7 @@ impl<S: Storage> CachedStorage<S> {
         let mut out = Vec::with_capacity(ranges.len());
         for r in ranges {
             let n = (r.end - r.start) as usize;
-            if n > 0 && self.bypass(n as u64) {
+            if n > 0 && self.bypass(n as u64, page) {
                 out.push(
                     large
                         .next()
@@ -193,16 +223,16 @@ impl<S: Storage> CachedStorage<S> {
             let mut v = Vec::with_capacity(n);
             let mut pos = r.start;
             while pos < r.end {
-                let p = pos / self.page;
-                let page = have
+                let p = pos / page;
+                let bytes = have
                     .get(&p)
                     .ok_or_else(|| io::Error::other("a cached page was not fetched"))?;
-                let within = (pos - p * self.page) as usize;
-                let take = ((r.end - pos) as usize).min(page.len().saturating_sub(within));
+                let within = (pos - p * page) as usize;
+                let take = ((r.end - pos) as usize).min(bytes.len().saturating_sub(within));
                 if take == 0 {
                     return Err(io::Error::from(io::ErrorKind::UnexpectedEof));
                 }
-                v.extend_from_slice(&page[within..within + take]);
+                v.extend_from_slice(&bytes[within..within + take]);
                 pos += take as u64;
             }
             out.push(v);
@@ -217,7 +247,7 @@ impl<S: Storage> Storage for CachedStorage<S> {
     }
 
     fn read_exact_at(&self, pos: u64, buf: &mut [u8]) -> io::Result<()> {
-        if self.bypass(buf.len() as u64) {
+        if self.bypass(buf.len() as u64, self.page_size()) {
             return self.inner.read_exact_at(pos, buf);
         }
         let end = pos

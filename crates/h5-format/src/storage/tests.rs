@@ -145,3 +145,58 @@ fn the_block_cache_serves_small_reads_from_pages_and_passes_large_ones() {
     c.read_vec(0, 1).unwrap();
     assert_eq!(counted.counts().batches, before + 1, "page 0 was evicted");
 }
+
+#[test]
+fn the_block_cache_takes_a_new_page_size_empty() {
+    let data: Vec<u8> = (0..20_000u32).map(|i| (i % 251) as u8).collect();
+    let counted = CountingStorage::new(MemStorage::new(data.clone()));
+    let c = CachedStorage::with_sizes(&counted, 1024, 1 << 20);
+    assert_eq!(c.page_size(), 1024);
+    assert_eq!(c.read_vec(100, 10).unwrap(), data[100..110]);
+    assert_eq!(counted.counts().bytes, 1024);
+    // The same size keeps the pages.
+    c.set_page_size(1024).unwrap();
+    assert_eq!(c.read_vec(200, 10).unwrap(), data[200..210]);
+    assert_eq!(counted.counts().batches, 1);
+    // A new size drops them and fetches whole pages of that size.
+    c.set_page_size(4096).unwrap();
+    assert_eq!(c.page_size(), 4096);
+    assert_eq!(c.read_vec(5000, 10).unwrap(), data[5000..5010]);
+    let k = counted.counts();
+    assert_eq!((k.batches, k.bytes), (2, 1024 + 4096));
+    assert_eq!(c.read_vec(4096, 4096).unwrap(), data[4096..8192]);
+    assert_eq!(counted.counts().batches, 2, "served from the 4 KiB page");
+    // Never below 512 bytes.
+    c.set_page_size(1).unwrap();
+    assert_eq!(c.page_size(), 512);
+}
+
+#[test]
+fn the_latency_model_charges_a_round_trip_per_request_and_one_per_batch() {
+    use std::time::Duration;
+    let data: Vec<u8> = (0..4096u32).map(|i| i as u8).collect();
+    let s = LatencyStorage::new(MemStorage::new(data.clone()), Duration::from_millis(20))
+        .with_bandwidth(1_000_000);
+    assert!(!s.is_local());
+    assert_eq!(s.read_vec(0, 1000).unwrap(), data[..1000]);
+    // 20 ms + 1000 bytes at 1 MB/s.
+    assert_eq!(s.elapsed(), Duration::from_millis(21));
+    let got = s.read_ranges(&[0..500, 1000..1500, 2000..3000]).unwrap();
+    assert_eq!(got[2], data[2000..3000]);
+    assert_eq!(s.round_trips(), 2);
+    assert_eq!(s.elapsed(), Duration::from_millis(21 + 22));
+    // An empty batch costs nothing.
+    s.read_ranges(&[]).unwrap();
+    assert_eq!(s.round_trips(), 2);
+    assert_eq!(s.cost(0), Duration::from_millis(20));
+    s.reset();
+    assert_eq!((s.round_trips(), s.elapsed()), (0, Duration::ZERO));
+    // Behind the block cache: one round trip for the metadata pages, none for hits.
+    let lat = LatencyStorage::new(MemStorage::new(data.clone()), Duration::from_millis(30));
+    let c = CachedStorage::with_sizes(&lat, 1024, 1 << 20);
+    for pos in [0u64, 100, 900, 1100, 2000, 3000] {
+        c.read_vec(pos, 16).unwrap();
+    }
+    assert_eq!(lat.round_trips(), 3);
+    assert_eq!(lat.elapsed(), Duration::from_millis(90));
+}
