@@ -41,8 +41,18 @@ for cname in ("blosclz", "lz4", "lz4hc", "zlib", "zstd"):
         FILTERS[f"blosc_{cname}_{sname}"] = hdf5plugin.Blosc(cname=cname, clevel=5, shuffle=shuffle)
 FILTERS["blosc_lz4_level0"] = hdf5plugin.Blosc(cname="lz4", clevel=0)
 FILTERS["blosc_zstd_level9"] = hdf5plugin.Blosc(cname="zstd", clevel=9)
-for cname in ("blosclz", "lz4", "zstd"):
-    FILTERS[f"blosc2_{cname}"] = hdf5plugin.Blosc2(cname=cname, clevel=5)
+for cname in ("blosclz", "lz4", "lz4hc", "zlib", "zstd"):
+    for filters, fname in (
+        (hdf5plugin.Blosc2.NOFILTER, "nofilter"),
+        (hdf5plugin.Blosc2.SHUFFLE, "shuffle"),
+        (hdf5plugin.Blosc2.BITSHUFFLE, "bitshuffle"),
+        (hdf5plugin.Blosc2.DELTA, "delta"),
+        (hdf5plugin.Blosc2.TRUNC_PREC, "truncprec"),
+    ):
+        FILTERS[f"blosc2_{cname}_{fname}"] = hdf5plugin.Blosc2(cname=cname, clevel=5, filters=filters)
+FILTERS["blosc2_lz4_level0"] = hdf5plugin.Blosc2(cname="lz4", clevel=0)
+FILTERS["blosc2_zstd_level9"] = hdf5plugin.Blosc2(cname="zstd", clevel=9)
+FILTERS["blosc2_blosclz_level1"] = hdf5plugin.Blosc2(cname="blosclz", clevel=1)
 
 
 def data(shape, dtype):

@@ -1,12 +1,13 @@
 //! Targets `filter_*`: one per filter decoder (szip, nbit, scale-offset, LZF, Zstd, LZ4,
-//! BZip2, Bitshuffle, Blosc with BloscLZ). Each input picks a datatype, a chunk length and
+//! BZip2, Bitshuffle, Blosc with BloscLZ, Blosc2). Each input picks a datatype, a chunk length and
 //! the filter's options, then either decodes the rest of the input as a stored chunk (which
 //! must fail cleanly or stay within the chunk's bound) or encodes the rest as a chunk and
 //! decodes it again (which must give the chunk back).
 
 use arbitrary::Unstructured;
 use h5_format::message::filter_pipeline::{
-    BitshuffleCompression, BloscCodec, BloscShuffle, Filter, FilterId, SZIP_EC, SZIP_NN,
+    BitshuffleCompression, Blosc2Filter, BloscCodec, BloscShuffle, Filter, FilterId, SZIP_EC,
+    SZIP_NN,
 };
 use h5_io::filter::{ChunkInfo, DecodeContext, FillValue, FilterRegistry, Step};
 use h5_types::Datatype;
@@ -73,20 +74,38 @@ fn filter(
             f.client_data[0] = 8 * u.int_in_range(0..=64)?;
             (f, true)
         }
-        _ => {
-            let codec = *u.choose(&[
-                BloscCodec::BloscLz,
-                BloscCodec::Lz4,
-                BloscCodec::Lz4Hc,
-                BloscCodec::Zlib,
-                BloscCodec::Zstd,
+        FilterId::BLOSC2 => {
+            let codec = *u.choose(&BLOSC_CODECS)?;
+            let filter = *u.choose(&[
+                Blosc2Filter::None,
+                Blosc2Filter::Shuffle,
+                Blosc2Filter::Bitshuffle,
+                Blosc2Filter::Delta,
+                Blosc2Filter::TruncPrec,
             ])?;
+            let mut f = Filter::blosc2(codec, u.int_in_range(0..=9)?, filter);
+            // The block size, now and then (0 lets Blosc2 choose).
+            if u.ratio(1, 4)? {
+                f.client_data[1] = u.int_in_range(1..=5000)?;
+            }
+            (f, true)
+        }
+        _ => {
+            let codec = *u.choose(&BLOSC_CODECS)?;
             let shuffle =
                 *u.choose(&[BloscShuffle::None, BloscShuffle::Byte, BloscShuffle::Bit])?;
             (Filter::blosc(codec, u.int_in_range(0..=9)?, shuffle), true)
         }
     })
 }
+
+const BLOSC_CODECS: [BloscCodec; 5] = [
+    BloscCodec::BloscLz,
+    BloscCodec::Lz4,
+    BloscCodec::Lz4Hc,
+    BloscCodec::Zlib,
+    BloscCodec::Zstd,
+];
 
 /// Run one input against the decoder of `id`.
 pub fn run_filter(u: &mut Unstructured<'_>, id: FilterId) -> arbitrary::Result<()> {
@@ -175,4 +194,5 @@ targets! {
     bzip2 => super::FilterId::BZIP2,
     bitshuffle => super::FilterId::BITSHUFFLE,
     blosc => super::FilterId::BLOSC,
+    blosc2 => super::FilterId::BLOSC2,
 }

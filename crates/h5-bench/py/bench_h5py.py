@@ -42,6 +42,7 @@ PLUGINS = {
     "lz4": lambda: hdf5plugin.LZ4(),
     "bitshuffle_lz4": lambda: hdf5plugin.Bitshuffle(cname="lz4"),
     "blosc_lz4": lambda: hdf5plugin.Blosc(cname="lz4", clevel=5, shuffle=hdf5plugin.Blosc.SHUFFLE),
+    "blosc2_lz4": lambda: hdf5plugin.Blosc2(cname="lz4", clevel=5, filters=hdf5plugin.Blosc2.SHUFFLE),
 }
 
 REC = np.dtype([("a", "<i4"), ("b", "<f8"), ("c", "<i2"), ("d", "<f4"), ("e", "<i8")])

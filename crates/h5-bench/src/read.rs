@@ -5,7 +5,7 @@
 //! scalar datasets), an `f64` dataset of `--mib` MiB stored contiguously, the same data
 //! chunked (1 MiB chunks) with shuffle and deflate (level 4), and a compound dataset of
 //! 5 members (26-byte packed records) of `--mib` MiB; the same `f64` data chunked with the
-//! plugin filters of hdf5plugin: Zstd, LZ4, Bitshuffle with LZ4, Blosc (lz4, shuffle). Each benchmark opens its file,
+//! plugin filters of hdf5plugin: Zstd, LZ4, Bitshuffle with LZ4, Blosc and Blosc2 (lz4, shuffle). Each benchmark opens its file,
 //! reads, and closes it under the clock, on both sides; the digests of what was read
 //! (the sorted names; the values) must agree.
 
@@ -19,7 +19,7 @@ use std::sync::OnceLock;
 use std::time::Instant;
 
 /// The benchmarks: name and description.
-pub const BENCHES: [(&str, &str); 8] = [
+pub const BENCHES: [(&str, &str); 9] = [
     ("open_list", "open and list 10,000 objects"),
     ("contiguous", "contiguous f64"),
     ("chunked_deflate", "chunked f64, shuffle + deflate"),
@@ -30,6 +30,10 @@ pub const BENCHES: [(&str, &str); 8] = [
     (
         "chunked_blosc_lz4",
         "chunked f64, Blosc (lz4, level 5, shuffle)",
+    ),
+    (
+        "chunked_blosc2_lz4",
+        "chunked f64, Blosc2 (lz4, level 5, shuffle)",
     ),
 ];
 
@@ -59,7 +63,8 @@ fn read_one(dir: &Path, name: &str, mib: usize) -> Result<(u64, f64, Vec<u8>)> {
         | "chunked_zstd"
         | "chunked_lz4"
         | "chunked_bitshuffle_lz4"
-        | "chunked_blosc_lz4" => {
+        | "chunked_blosc_lz4"
+        | "chunked_blosc2_lz4" => {
             let file = match name {
                 "contiguous" => "contiguous.h5".to_owned(),
                 "chunked_deflate" => "deflate.h5".to_owned(),

@@ -4,7 +4,7 @@
 //! clock, on both sides (the data is made beforehand, untimed): an `f64` dataset of
 //! `--mib` MiB stored contiguously; the same chunked (1 MiB chunks) with shuffle and deflate
 //! (level 4; our side compresses chunks in parallel), and with the plugin filters Zstd,
-//! LZ4, Bitshuffle with LZ4 and Blosc (lz4, shuffle); 100,000 scalar `f64` attributes
+//! LZ4, Bitshuffle with LZ4, Blosc and Blosc2 (lz4, shuffle); 100,000 scalar `f64` attributes
 //! (100 on each of 1,000 groups); 10^6 compound records (5 members, packed 26 bytes)
 //! appended 1,000 at a time, one chunk per append, to a dataset of unlimited extent.
 //!
@@ -22,7 +22,7 @@ use std::sync::OnceLock;
 use std::time::Instant;
 
 /// The benchmarks: name and description.
-pub const BENCHES: [(&str, &str); 8] = [
+pub const BENCHES: [(&str, &str); 9] = [
     ("contiguous", "contiguous f64"),
     ("chunked_deflate", "chunked f64, shuffle + deflate"),
     ("attributes", "100,000 small attributes"),
@@ -34,16 +34,21 @@ pub const BENCHES: [(&str, &str); 8] = [
         "chunked_blosc_lz4",
         "chunked f64, Blosc (lz4, level 5, shuffle)",
     ),
+    (
+        "chunked_blosc2_lz4",
+        "chunked f64, Blosc2 (lz4, level 5, shuffle)",
+    ),
 ];
 
 /// The filters of the plugin-filter rows (the same as the h5py side's `PLUGINS`).
 fn plugin_filter(name: &str) -> Option<h5::io::filter::Filter> {
-    use h5::io::filter::{BitshuffleCompression, BloscCodec, BloscShuffle, Filter};
+    use h5::io::filter::{BitshuffleCompression, Blosc2Filter, BloscCodec, BloscShuffle, Filter};
     Some(match name {
         "chunked_zstd" => Filter::zstd(3),
         "chunked_lz4" => Filter::lz4(),
         "chunked_bitshuffle_lz4" => Filter::bitshuffle(BitshuffleCompression::Lz4),
         "chunked_blosc_lz4" => Filter::blosc(BloscCodec::Lz4, 5, BloscShuffle::Byte),
+        "chunked_blosc2_lz4" => Filter::blosc2(BloscCodec::Lz4, 5, Blosc2Filter::Shuffle),
         _ => return None,
     })
 }
@@ -77,7 +82,8 @@ fn write_one(path: &Path, name: &str, mib: usize, inputs: &mut Inputs) -> Result
         | "chunked_zstd"
         | "chunked_lz4"
         | "chunked_bitshuffle_lz4"
-        | "chunked_blosc_lz4" => {
+        | "chunked_blosc_lz4"
+        | "chunked_blosc2_lz4" => {
             let x = inputs
                 .series
                 .get_or_insert_with(|| data::series(data::f64_count(mib)));
@@ -149,7 +155,8 @@ pub fn readback(path: &Path, name: &str) -> Result<Vec<u8>> {
         | "chunked_zstd"
         | "chunked_lz4"
         | "chunked_bitshuffle_lz4"
-        | "chunked_blosc_lz4" => {
+        | "chunked_blosc_lz4"
+        | "chunked_blosc2_lz4" => {
             let v: Vec<f64> = f.dataset("data").and_then(|d| d.read()).map_err(err)?;
             Ok(f64_bytes(&v))
         }

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use h5::io::filter::{BitshuffleCompression, BloscCodec, BloscShuffle};
+use h5::io::filter::{BitshuffleCompression, Blosc2Filter, BloscCodec, BloscShuffle};
 
 /// h5py with hdf5plugin importable: the interpreter and the plugin folder.
 fn hdf5plugin() -> Result<(PathBuf, String), String> {
@@ -79,6 +79,31 @@ fn cases() -> Vec<(&'static str, Apply, Apply)> {
             "blosc_zstd",
             |b| b.blosc(BloscCodec::Zstd, 5, BloscShuffle::Bit),
             |b| b.blosc(BloscCodec::Zstd, 5, BloscShuffle::Byte),
+        ),
+        (
+            "blosc2_blosclz",
+            |b| b.blosc2(BloscCodec::BloscLz, 5, Blosc2Filter::Shuffle),
+            |b| b.blosc2(BloscCodec::BloscLz, 9, Blosc2Filter::None),
+        ),
+        (
+            "blosc2_lz4",
+            |b| b.blosc2(BloscCodec::Lz4, 5, Blosc2Filter::Bitshuffle),
+            |b| b.blosc2(BloscCodec::Lz4, 0, Blosc2Filter::Shuffle),
+        ),
+        (
+            "blosc2_lz4hc",
+            |b| b.blosc2(BloscCodec::Lz4Hc, 5, Blosc2Filter::Delta),
+            |b| b.blosc2(BloscCodec::Lz4Hc, 1, Blosc2Filter::Shuffle),
+        ),
+        (
+            "blosc2_zlib",
+            |b| b.blosc2(BloscCodec::Zlib, 5, Blosc2Filter::Shuffle),
+            |b| b.blosc2(BloscCodec::Zlib, 3, Blosc2Filter::Delta),
+        ),
+        (
+            "blosc2_zstd",
+            |b| b.blosc2(BloscCodec::Zstd, 5, Blosc2Filter::TruncPrec),
+            |b| b.blosc2(BloscCodec::Zstd, 9, Blosc2Filter::Bitshuffle),
         ),
     ]
 }
@@ -226,6 +251,8 @@ fn repack_user_defined_filters_set_what_h5repack_sets() {
         "UD=32004,1,1,0",
         "UD=307,0,1,9",
         "UD=32008,1,2,0,2",
+        "UD=32026,1,7,0,0,0,0,5,1,1",
+        "UD=32026,1,7,0,0,0,0,9,3,5",
     ]
     .iter()
     .enumerate()
@@ -266,4 +293,73 @@ fn repack_user_defined_filters_set_what_h5repack_sets() {
         let data = |s: &str| s[s.find("DATA {").unwrap_or(0)..].to_string();
         assert_eq!(data(&a), data(&b), "{spec}");
     }
+}
+
+const WRITE_BLOSC2: &str = r#"
+import sys, h5py, hdf5plugin, numpy as np
+def v(shape, dt):
+    i = np.arange(int(np.prod(shape)), dtype=np.int64)
+    return ((i * 7 // 3) % 251 - 100).astype(dt).reshape(shape)
+F = hdf5plugin.Blosc2
+with h5py.File(sys.argv[1], "w") as f:
+    for cname in ("blosclz", "lz4", "lz4hc", "zlib", "zstd"):
+        for flt in (F.NOFILTER, F.SHUFFLE, F.BITSHUFFLE, F.DELTA):
+            for lvl in (1, 5, 9):
+                c = F(cname=cname, clevel=lvl, filters=flt)
+                p = f"{cname}_{flt}_{lvl}"
+                f.create_dataset(p + "_a", data=v((300, 700), "<i4"), chunks=(300, 530), **c)
+                f.create_dataset(p + "_b", data=v((90000,), "<i2"), chunks=(70000,), **c)
+                f.create_dataset(p + "_c", data=v((50, 60, 70), "u1"), chunks=(50, 60, 70), **c)
+"#;
+
+fn values(n: usize) -> Vec<i64> {
+    (0..n as i64).map(|i| (i * 7 / 3) % 251 - 100).collect()
+}
+
+/// Chunks of many blocks (Blosc2's automatic block sizes, split streams, B2ND blocks
+/// padded past the chunk's edge) that h5py with hdf5plugin writes read as written.
+#[test]
+fn h5py_blosc2_chunks_of_many_blocks_read_as_written() {
+    let Some((py, _)) = h5_oracle::require("h5py with hdf5plugin", hdf5plugin()) else {
+        return;
+    };
+    let dir = tmp();
+    let p = dir.join("blosc2-big.h5");
+    let out = Command::new(&py)
+        .args(["-c", WRITE_BLOSC2])
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "h5py: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let f = h5::File::open(&p).unwrap();
+    let mut n = 0;
+    for name in f.root().unwrap().member_names().unwrap() {
+        let d = f.dataset(&name).unwrap();
+        let mut want = values(d.shape().iter().product::<u64>() as usize);
+        let got: Vec<i64> = match name.as_bytes().last() {
+            Some(b'a') => d
+                .read::<i32>()
+                .unwrap()
+                .into_iter()
+                .map(i64::from)
+                .collect(),
+            Some(b'b') => d
+                .read::<i16>()
+                .unwrap()
+                .into_iter()
+                .map(i64::from)
+                .collect(),
+            _ => {
+                want.iter_mut().for_each(|w| *w = i64::from(*w as u8));
+                d.read::<u8>().unwrap().into_iter().map(i64::from).collect()
+            }
+        };
+        assert_eq!(got, want, "{name}");
+        n += 1;
+    }
+    assert_eq!(n, 180);
 }

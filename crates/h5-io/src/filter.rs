@@ -47,6 +47,8 @@ mod bits;
 mod bitshuffle;
 #[cfg(feature = "blosc")]
 mod blosc;
+#[cfg(feature = "blosc2")]
+mod blosc2;
 #[cfg(feature = "blosc")]
 mod blosclz;
 #[cfg(feature = "bzip2")]
@@ -66,8 +68,8 @@ mod zstd;
 
 pub use fletcher32::fletcher32;
 pub use h5_format::message::filter_pipeline::{
-    BitshuffleCompression, BloscCodec, BloscShuffle, Filter, FilterId, SZIP_ALLOW_K13, SZIP_CHIP,
-    SZIP_EC, SZIP_LSB, SZIP_MSB, SZIP_NN, SZIP_RAW,
+    BitshuffleCompression, Blosc2Filter, BloscCodec, BloscShuffle, Filter, FilterId,
+    SZIP_ALLOW_K13, SZIP_CHIP, SZIP_EC, SZIP_LSB, SZIP_MSB, SZIP_NN, SZIP_RAW,
 };
 pub use local::FillValue;
 
@@ -149,7 +151,7 @@ impl FilterRegistry {
 
     /// The built-in codecs: deflate, shuffle, fletcher32, szip, nbit, scale-offset, LZF
     /// and those of the plugin filters whose cargo features are enabled (Zstandard, LZ4,
-    /// BZip2, Bitshuffle, Blosc).
+    /// BZip2, Bitshuffle, Blosc, Blosc2).
     pub fn builtin() -> Self {
         let mut r = Self::empty();
         r.register(deflate::Deflate);
@@ -169,6 +171,8 @@ impl FilterRegistry {
         r.register(bitshuffle::Bitshuffle);
         #[cfg(feature = "blosc")]
         r.register(blosc::Blosc);
+        #[cfg(feature = "blosc2")]
+        r.register(blosc2::Blosc2);
         r
     }
 

@@ -1453,6 +1453,16 @@ impl<T: H5Type> DatasetBuilder<T> {
         self.filter(Filter::blosc(codec, level, shuffle))
     }
 
+    /// The Blosc2 filter (32026): `codec` at `level` (0 to 9) after `filter`.
+    pub fn blosc2(
+        self,
+        codec: h5_io::filter::BloscCodec,
+        level: u32,
+        filter: h5_io::filter::Blosc2Filter,
+    ) -> Self {
+        self.filter(Filter::blosc2(codec, level, filter))
+    }
+
     /// The Bitshuffle filter (32008) with `compression` inside.
     pub fn bitshuffle(self, compression: h5_io::filter::BitshuffleCompression) -> Self {
         self.filter(Filter::bitshuffle(compression))

@@ -8,7 +8,7 @@ use std::fmt;
 mod constructors;
 
 pub use constructors::{
-    BitshuffleCompression, BloscCodec, BloscShuffle, BITSHUFFLE_LZ4, BITSHUFFLE_ZSTD,
+    BitshuffleCompression, Blosc2Filter, BloscCodec, BloscShuffle, BITSHUFFLE_LZ4, BITSHUFFLE_ZSTD,
     LZF_FILTER_VERSION, LZF_VERSION, SZIP_ALLOW_K13, SZIP_CHIP, SZIP_EC, SZIP_LSB, SZIP_MSB,
     SZIP_NN, SZIP_RAW,
 };

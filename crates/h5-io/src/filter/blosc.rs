@@ -40,9 +40,9 @@ const MAX_TYPESIZE: usize = 255;
 /// The block size written (the reference's L1-based choice for mid levels).
 const BLOCK: usize = 32 * 1024;
 
-/// The compressor formats of the flags (`BLOSC_*_FORMAT`).
+/// The compressor formats of the flags (`BLOSC_*_FORMAT`), shared with Blosc2.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Format {
+pub(super) enum Format {
     BloscLz = 0,
     Lz4 = 1,
     Zlib = 3,
@@ -53,8 +53,31 @@ fn le32(b: &[u8], at: usize) -> Option<usize> {
     Some(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?) as usize)
 }
 
+impl Format {
+    /// The format of the flags' bits 5 to 7, `None` for snappy, user-defined or unknown.
+    pub(super) fn from_flags(flags: u8) -> Option<Format> {
+        Some(match flags >> 5 {
+            0 => Format::BloscLz,
+            1 => Format::Lz4,
+            3 => Format::Zlib,
+            4 => Format::Zstd,
+            _ => return None,
+        })
+    }
+
+    /// The format `codec` writes.
+    pub(super) fn of(codec: BloscCodec) -> Format {
+        match codec {
+            BloscCodec::BloscLz => Format::BloscLz,
+            BloscCodec::Lz4 | BloscCodec::Lz4Hc => Format::Lz4,
+            BloscCodec::Zlib => Format::Zlib,
+            BloscCodec::Zstd => Format::Zstd,
+        }
+    }
+}
+
 /// Decode one stream of a block into `out` (exactly its length).
-fn decode_stream(id: FilterId, fmt: Format, src: &[u8], out: &mut [u8]) -> Result<()> {
+pub(super) fn decode_stream(id: FilterId, fmt: Format, src: &[u8], out: &mut [u8]) -> Result<()> {
     let want = out.len();
     let got = match fmt {
         Format::BloscLz => super::blosclz::decompress(id, src, out)?,
@@ -187,16 +210,13 @@ pub(super) fn decode_frame(
         out.copy_from_slice(body);
         return Ok(());
     }
-    let fmt = match flags >> 5 {
-        0 => Format::BloscLz,
-        1 => Format::Lz4,
-        3 => Format::Zlib,
-        4 => Format::Zstd,
-        f => bail!(
+    let Some(fmt) = Format::from_flags(flags) else {
+        bail!(
             Unavailable,
             id,
-            "blosc compressor format {f} (snappy or unknown)"
-        ),
+            "blosc compressor format {} (snappy or unknown)",
+            flags >> 5
+        );
     };
     let nblocks = nbytes.div_ceil(blocksize);
     let leftover = nbytes % blocksize;
@@ -256,22 +276,8 @@ struct Params {
 
 fn params(cd: &[u32]) -> Result<Params> {
     let typesize = cd.get(2).copied().unwrap_or(1).max(1) as usize;
-    let level = cd.get(4).copied().unwrap_or(5);
+    let (codec, level) = codec_and_level(ID, cd)?;
     let shuffle = cd.get(5).copied().unwrap_or(1);
-    let code = cd.get(6).copied().unwrap_or(0);
-    let Some(codec) = BloscCodec::from_code(code) else {
-        bail!(
-            InvalidParameters,
-            ID,
-            "blosc compressor {code} is not available"
-        );
-    };
-    ensure!(
-        level <= 9,
-        InvalidParameters,
-        ID,
-        "blosc level {level} (0 to 9)"
-    );
     ensure!(
         shuffle <= 2,
         InvalidParameters,
@@ -286,13 +292,56 @@ fn params(cd: &[u32]) -> Result<Params> {
     })
 }
 
-fn compress_stream(p: &Params, src: &[u8]) -> Result<Vec<u8>> {
-    Ok(match p.codec {
+/// The compressor (client data 6, default BloscLZ) and level (4, default 5) of Blosc and
+/// Blosc2.
+pub(super) fn codec_and_level(id: FilterId, cd: &[u32]) -> Result<(BloscCodec, u32)> {
+    let level = cd.get(4).copied().unwrap_or(5);
+    let code = cd.get(6).copied().unwrap_or(0);
+    let Some(codec) = BloscCodec::from_code(code) else {
+        bail!(InvalidParameters, id, "compressor {code} is not available");
+    };
+    ensure!(level <= 9, InvalidParameters, id, "level {level} (0 to 9)");
+    Ok((codec, level))
+}
+
+/// The type size Blosc and Blosc2 store: of an array's base type.
+pub(super) fn base_type_size(id: FilterId, local: &LocalInfo<'_>) -> Result<usize> {
+    let base = match local.datatype.as_array() {
+        Some(a) => a.base().size(),
+        None => local.datatype.size(),
+    };
+    ensure!(base > 0, InvalidParameters, id, "datatype size 0");
+    Ok(base)
+}
+
+/// Compress stream `s` with `codec` at `level` and append it to `out`: its size (u32 LE)
+/// and its bytes, stored as they are when compressing saves nothing.
+pub(super) fn push_stream(
+    codec: BloscCodec,
+    level: u32,
+    s: &[u8],
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let c = compress_with(codec, level, s)?;
+    let kept: &[u8] = if c.is_empty() || c.len() >= s.len() {
+        s
+    } else {
+        &c
+    };
+    out.extend_from_slice(&(kept.len() as u32).to_le_bytes());
+    out.extend_from_slice(kept);
+    Ok(())
+}
+
+/// Compress one stream with `codec` at `level` (0 to 9; zlib's level, the others' output
+/// does not depend on it).
+pub(super) fn compress_with(codec: BloscCodec, level: u32, src: &[u8]) -> Result<Vec<u8>> {
+    Ok(match codec {
         BloscCodec::BloscLz => super::blosclz::compress(src),
         BloscCodec::Lz4 | BloscCodec::Lz4Hc => super::lz4::compress_block(src),
         BloscCodec::Zlib => {
             let mut v = Vec::new();
-            super::deflate::encode(&[p.level], src, &mut v)?;
+            super::deflate::encode(&[level], src, &mut v)?;
             v
         }
         BloscCodec::Zstd => super::zstd::compress(src),
@@ -327,12 +376,7 @@ fn encode_frame(p: &Params, input: &[u8], out: &mut Vec<u8>) -> Result<()> {
     let split = p.codec != BloscCodec::Zstd
         && p.typesize <= MAX_SPLITS
         && blocksize / p.typesize >= MIN_BUFFER;
-    let (fmt, compversion) = match p.codec {
-        BloscCodec::BloscLz => (Format::BloscLz, 1),
-        BloscCodec::Lz4 | BloscCodec::Lz4Hc => (Format::Lz4, 1),
-        BloscCodec::Zlib => (Format::Zlib, 1),
-        BloscCodec::Zstd => (Format::Zstd, 1),
-    };
+    let (fmt, compversion) = (Format::of(p.codec), 1);
     let nblocks = nbytes.div_ceil(blocksize);
     out.clear();
     out.extend_from_slice(&[FORMAT, compversion, 0, p.typesize as u8]);
@@ -355,14 +399,7 @@ fn encode_frame(p: &Params, input: &[u8], out: &mut Vec<u8>) -> Result<()> {
         };
         let neblock = src.len() / nsplits;
         for s in t.chunks_exact(neblock).take(nsplits) {
-            let c = compress_stream(p, s)?;
-            if c.is_empty() || c.len() >= s.len() {
-                out.extend_from_slice(&(s.len() as u32).to_le_bytes());
-                out.extend_from_slice(s);
-            } else {
-                out.extend_from_slice(&(c.len() as u32).to_le_bytes());
-                out.extend_from_slice(&c);
-            }
+            push_stream(p.codec, p.level, s, out)?;
         }
         ensure!(
             out.len() <= nbytes,
@@ -395,11 +432,7 @@ impl FilterCodec for Blosc {
         if cd.len() < 4 {
             cd.resize(4, 0);
         }
-        let base = match local.datatype.as_array() {
-            Some(a) => a.base().size(),
-            None => local.datatype.size(),
-        };
-        ensure!(base > 0, InvalidParameters, ID, "datatype size 0");
+        let base = base_type_size(ID, local)?;
         cd[0] = FILTER_REVISION;
         cd[1] = u32::from(FORMAT);
         cd[2] = if base > MAX_TYPESIZE { 1 } else { base as u32 };

@@ -91,6 +91,38 @@ pub enum BloscShuffle {
     Bit = 2,
 }
 
+/// The filter Blosc2 applies to each block before compressing: client data 5
+/// (hdf5plugin's `Blosc2(filters=...)`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u32)]
+pub enum Blosc2Filter {
+    /// No filter (`BLOSC_NOFILTER`).
+    None = 0,
+    /// Byte shuffle (`BLOSC_SHUFFLE`).
+    Shuffle = 1,
+    /// Bit shuffle (`BLOSC_BITSHUFFLE`).
+    Bitshuffle = 2,
+    /// Each block XORed with the first one, the first with itself shifted by an element
+    /// (`BLOSC_DELTA`).
+    Delta = 3,
+    /// Zero the low mantissa bits of floats (`BLOSC_TRUNC_PREC`); lossy.
+    TruncPrec = 4,
+}
+
+impl Blosc2Filter {
+    /// The filter of client data value `code`.
+    pub fn from_code(code: u32) -> Option<Self> {
+        Some(match code {
+            0 => Blosc2Filter::None,
+            1 => Blosc2Filter::Shuffle,
+            2 => Blosc2Filter::Bitshuffle,
+            3 => Blosc2Filter::Delta,
+            4 => Blosc2Filter::TruncPrec,
+            _ => return None,
+        })
+    }
+}
+
 /// The compression inside a Bitshuffle chunk: client data 4 (and 5, the Zstd level).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BitshuffleCompression {
@@ -184,6 +216,18 @@ impl Filter {
         Filter::new(
             FilterId::BLOSC,
             vec![0, 0, 0, 0, level, shuffle as u32, codec as u32],
+        )
+        .optional()
+    }
+
+    /// Blosc2 with `codec` at `level` (0 to 9) after `filter` (hdf5plugin's
+    /// `Blosc2(cname, clevel, filters)`): optional. `set_local` fills in the filter
+    /// revision, the type size, the chunk size and (for chunks of rank 2 and more) the
+    /// chunk's rank and dimensions.
+    pub fn blosc2(codec: BloscCodec, level: u32, filter: Blosc2Filter) -> Self {
+        Filter::new(
+            FilterId::BLOSC2,
+            vec![0, 0, 0, 0, level, filter as u32, codec as u32],
         )
         .optional()
     }
