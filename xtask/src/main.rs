@@ -12,7 +12,8 @@
 //! - `bench [GROUP...] [--runs N] [--reps R] [--mib M] [--tsv]`: build `h5-bench` in release and run it:
 //!   each benchmark group side by side with the reference (for `convert`, the reference
 //!   library's `H5Tconvert`; for `read` and `write`, h5py), interleaved, reported as median
-//!   times and their ratios.
+//!   times and their ratios. `bench peers [...]`: the read group against h5py and the other
+//!   pure-Rust HDF5 crates (`bench_peers.rs`).
 
 mod bench_peers;
 

@@ -176,6 +176,7 @@ fn table(
             |c: &Cell| reference.is_none() || c.hashes.iter().any(|h| Some(*h) != reference);
         let mut row = vec![(*what).to_owned()];
         let mut fastest: Option<(usize, f64)> = None;
+        let mut unsupported = Vec::new();
         for (side, c) in cells[b].iter().enumerate() {
             let cell = match (median(c), &c.note) {
                 (Some(t), _) if wrong(c) => {
@@ -192,6 +193,16 @@ fn table(
                     format!("{:.1}", t * 1e3)
                 }
                 (None, Some(n)) if n == "n/a" => "n/a".into(),
+                // A library that says it lacks the filter (or the feature) is not a failure
+                // of the benchmark.
+                (None, Some(n))
+                    if ["nsupported", "not implemented", "requires"]
+                        .iter()
+                        .any(|w| n.contains(w)) =>
+                {
+                    unsupported.push(labels[side].clone());
+                    "unsupported".into()
+                }
                 (None, Some(n)) => {
                     notes.push(format!("{what}: {} {n}", labels[side]));
                     "failed".into()
@@ -199,6 +210,12 @@ fn table(
                 (None, None) => "-".into(),
             };
             row.push(cell);
+        }
+        if !unsupported.is_empty() {
+            notes.push(format!(
+                "{what}: unsupported (the filter is not built in) by {}",
+                unsupported.join(", ")
+            ));
         }
         let ours = median(&cells[b][0]).filter(|_| !wrong(&cells[b][0]));
         let ratio = ours.zip(fastest).map(|(o, (_, f))| f / o);
