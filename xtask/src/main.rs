@@ -12,7 +12,10 @@
 //! - `bench [GROUP...] [--runs N] [--reps R] [--mib M] [--tsv]`: build `h5-bench` in release and run it:
 //!   each benchmark group side by side with the reference (for `convert`, the reference
 //!   library's `H5Tconvert`; for `read` and `write`, h5py), interleaved, reported as median
-//!   times and their ratios.
+//!   times and their ratios. `bench peers [...]`: the read group against h5py and the other
+//!   pure-Rust HDF5 crates (`bench_peers.rs`).
+
+mod bench_peers;
 
 mod oracle_bioc;
 mod oracle_refs;
@@ -55,7 +58,7 @@ fn main() -> ExitCode {
         Some("gen-fixtures") => gen_fixtures(args.iter().any(|a| a == "--check")),
         Some("bench") => bench(&args[1..]),
         Some("help") | Some("--help") | Some("-h") | None => {
-            println!("usage: cargo xtask <task>\n\ntasks:\n  ci               install oracles, fmt check, clippy -D warnings, all tests\n  install-oracles  install h5dump/libhdf5 (apt), h5py and hdf5plugin (pip) if missing\n  gen-fixtures     write the h5py fixtures and their reference dumps (--check: verify them)\n  bench            benchmarks side by side with the reference library and h5py: [convert] [read] [write] [--runs N] [--reps R] [--mib M] [--tsv]");
+            println!("usage: cargo xtask <task>\n\ntasks:\n  ci               install oracles, fmt check, clippy -D warnings, all tests\n  install-oracles  install h5dump/libhdf5 (apt), h5py and hdf5plugin (pip) if missing\n  gen-fixtures     write the h5py fixtures and their reference dumps (--check: verify them)\n  bench            benchmarks side by side with the reference library and h5py: [convert] [read] [write] [--runs N] [--reps R] [--mib M] [--tsv] [--svg FILE]; peers [--runs N] [--mib M] [--svg FILE]");
             Ok(())
         }
         Some(other) => Err(format!("unknown task {other:?} (try `cargo xtask help`)")),
@@ -206,6 +209,9 @@ fn gen_fixture_set(script: &str, set: &str, check: bool) -> Result {
 /// `bench`: build the benchmark runner in release and run it with `args`. It needs the
 /// reference library (`cargo xtask install-oracles`).
 fn bench(args: &[String]) -> Result {
+    if args.first().map(String::as_str) == Some("peers") {
+        return bench_peers::bench_peers(&args[1..]);
+    }
     run(cargo().args(["build", "--release", "--quiet", "-p", "h5-bench"]))?;
     // The build above ran in the workspace root, where Cargo resolved a relative
     // CARGO_TARGET_DIR.

@@ -31,6 +31,11 @@ RECORDS = 1_000_000
 RECORDS_PER_CHUNK = 1_000
 CHUNK = 131_072  # f64 elements per chunk: 1 MiB
 DEFLATE_LEVEL = 4
+SLAB_SIDE = 8192  # the hyperslab benchmark's f32 dataset: SLAB_SIDE^2 in SLAB_CHUNK^2 chunks
+SLAB_CHUNK = 64
+SLAB_SELECTION = ((4000, 100), (3000, 100))  # (start, count) per dimension
+ROOT_ATTRS = 100
+READ_ATTR = "a042"
 
 MASK = (1 << 64) - 1
 K0 = 0x9E3779B97F4A7C15
@@ -121,39 +126,92 @@ def setup(d, mib):
     del x
     with h5py.File(os.path.join(d, "compound.h5"), "w") as f:
         f.create_dataset("records", data=records(0, record_count(mib)))
+    with h5py.File(os.path.join(d, "attrs.h5"), "w") as f:
+        for k in range(ROOT_ATTRS):
+            f.attrs["a%03d" % k] = np.float64(attr_value(0, k))
+    with h5py.File(os.path.join(d, "slab.h5"), "w") as f:
+        ds = f.create_dataset(
+            "data", shape=(SLAB_SIDE, SLAB_SIDE), dtype="<f4",
+            chunks=(SLAB_CHUNK, SLAB_CHUNK), compression="gzip", compression_opts=DEFLATE_LEVEL,
+        )
+        rows = 512
+        for r in range(0, SLAB_SIDE, rows):
+            ds[r : r + rows] = series(r * SLAB_SIDE, rows * SLAB_SIDE).astype(np.float32).reshape(rows, SLAB_SIDE)
 
 
-# ---- read benchmarks: each returns (bytes, seconds, output)
+class Clock:
+    """Time one call and the peak resident memory during it (Linux: the high-water mark is
+    reset through /proc/self/clear_refs and read from VmHWM); as data.rs's Clock."""
+
+    def __init__(self):
+        try:
+            with open("/proc/self/clear_refs", "w") as f:
+                f.write("5")
+            self.peak_known = True
+        except OSError:
+            self.peak_known = False
+        self.t0 = time.perf_counter()
+
+    def stop(self):
+        t = time.perf_counter() - self.t0
+        peak = None
+        if self.peak_known:
+            with open("/proc/self/status") as f:
+                for l in f:
+                    if l.startswith("VmHWM:"):
+                        peak = int(l.split()[1])
+        return t, peak
+
+
+# ---- read benchmarks: each returns (bytes, (seconds, peak KiB), output)
 
 def read_list(d, mib):
-    t0 = time.perf_counter()
+    c = Clock()
     with h5py.File(os.path.join(d, "list.h5"), "r") as f:
         names = list(f)
-    t = time.perf_counter() - t0
+    t = c.stop()
     return 0, t, "\n".join(sorted(names)).encode()
+
+
+def read_attr(d, mib):
+    c = Clock()
+    with h5py.File(os.path.join(d, "attrs.h5"), "r") as f:
+        v = f.attrs[READ_ATTR]
+    t = c.stop()
+    return 0, t, np.float64(v).tobytes()
 
 
 def read_data(name):
     def run(d, mib):
-        t0 = time.perf_counter()
+        c = Clock()
         with h5py.File(os.path.join(d, name), "r") as f:
             x = f["data"][...]
-        return mib << 20, time.perf_counter() - t0, x
+        return mib << 20, c.stop(), x
     return run
 
 
 def read_field(d, mib):
-    t0 = time.perf_counter()
+    c = Clock()
     with h5py.File(os.path.join(d, "compound.h5"), "r") as f:
         x = f["records"]["b"]
-    return mib << 20, time.perf_counter() - t0, x
+    return mib << 20, c.stop(), x
+
+
+def read_slab(d, mib):
+    (r0, nr), (c0, nc) = SLAB_SELECTION
+    c = Clock()
+    with h5py.File(os.path.join(d, "slab.h5"), "r") as f:
+        x = f["data"][r0 : r0 + nr, c0 : c0 + nc]
+    return nr * nc * 4, c.stop(), np.ascontiguousarray(x)
 
 
 READS = [
     ("open_list", read_list),
+    ("open_attr", read_attr),
     ("contiguous", read_data("contiguous.h5")),
     ("chunked_deflate", read_data("deflate.h5")),
     ("compound_field", read_field),
+    ("hyperslab", read_slab),
 ] + [("chunked_" + k, read_data(k + ".h5")) for k in PLUGINS]
 
 
@@ -233,8 +291,9 @@ WRITES = [
 ] + [("chunked_" + k, write_data(True, k)) for k in PLUGINS]
 
 
-def line(name, nbytes, seconds, h):
-    print("%s\t%d\t%.9f\t%016x" % (name, nbytes, seconds, h), flush=True)
+def line(name, nbytes, seconds, h, peak=None):
+    tail = "" if peak is None else "\t%d" % peak
+    print("%s\t%d\t%.9f\t%016x%s" % (name, nbytes, seconds, h, tail), flush=True)
 
 
 def dump_to(path, data):
@@ -278,7 +337,10 @@ def main(argv):
             out = readback(name, path)
         h = digest(out)
         for t in times:
-            line(name, nbytes, t, h)
+            if isinstance(t, tuple):
+                line(name, nbytes, t[0], h, t[1])
+            else:
+                line(name, nbytes, t, h)
         if dump:
             dump_to(dump, out)
         del out

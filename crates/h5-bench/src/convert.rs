@@ -212,6 +212,7 @@ fn run_one(b: &Bench, mib: usize, reps: usize, dump: Option<&Path>) -> Result {
             bytes: bytes as u64,
             seconds,
             hash: hash(&buf[..n * ds]),
+            peak_kib: None,
         };
         println!("{}", m.line());
     }

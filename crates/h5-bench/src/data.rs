@@ -133,6 +133,71 @@ pub fn f64_bytes(v: &[f64]) -> Vec<u8> {
     out
 }
 
+/// The side length of the square `f32` dataset of the hyperslab benchmark (8192 x 8192).
+pub const SLAB_SIDE: u64 = 8192;
+/// Its chunks' side length (64 x 64, deflate level 4).
+pub const SLAB_CHUNK: u64 = 64;
+/// The selection of the hyperslab benchmark: `(start, count)` per dimension, not aligned
+/// to chunks (it touches 3 x 3 of them).
+pub const SLAB_SELECTION: [(u64, u64); 2] = [(4000, 100), (3000, 100)];
+/// Attributes on the root group of the attribute benchmark's file (`a000`...), `f64`
+/// scalars of value [`attr_value`]`(0, k)`.
+pub const ROOT_ATTRS: usize = 100;
+/// The attribute that benchmark reads.
+pub const READ_ATTR: &str = "a042";
+
+/// Element `(r, c)` of the hyperslab benchmark's dataset: the series value of its index
+/// rounded to `f32`.
+pub fn slab_value(r: u64, c: u64) -> f32 {
+    series_value(r * SLAB_SIDE + c) as f32
+}
+
+/// The bytes of `f32` values (little-endian).
+pub fn f32_bytes(v: &[f32]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(v.len() * 4);
+    for x in v {
+        out.extend_from_slice(&x.to_le_bytes());
+    }
+    out
+}
+
+/// A clock around one call that also measures the process's peak resident memory during
+/// it: starting resets the kernel's high-water mark (`/proc/self/clear_refs`, Linux) and
+/// stopping reads it (`VmHWM` of `/proc/self/status`). Elsewhere the peak is not known.
+pub struct Clock {
+    t0: std::time::Instant,
+    peak_known: bool,
+}
+
+impl Clock {
+    /// Reset the peak and start the clock.
+    pub fn start() -> Clock {
+        let peak_known = std::fs::write("/proc/self/clear_refs", "5").is_ok();
+        Clock {
+            t0: std::time::Instant::now(),
+            peak_known,
+        }
+    }
+
+    /// The seconds since the start and the peak resident memory in KiB since then.
+    pub fn stop(&self) -> (f64, Option<u64>) {
+        let t = self.t0.elapsed().as_secs_f64();
+        let peak = self.peak_known.then(peak_rss_kib).flatten();
+        (t, peak)
+    }
+}
+
+fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line["VmHWM:".len()..]
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()
+}
+
 /// A scratch directory removed when dropped, with the h5py script in it.
 #[derive(Debug)]
 pub struct Scratch {

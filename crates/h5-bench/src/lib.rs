@@ -10,8 +10,10 @@
 
 pub mod convert;
 pub mod data;
+pub mod peers;
 pub mod read;
 pub mod runner;
+pub mod svg;
 pub mod write;
 
 /// Errors are messages for the person running the benchmarks.

@@ -4,7 +4,9 @@ use h5_bench::runner::{self, Config};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: h5-bench [GROUP...] [--runs N] [--reps R] [--mib M] [--tsv]
+const USAGE: &str =
+    "usage: h5-bench [GROUP...] [--runs N] [--reps R] [--mib M] [--tsv] [--svg FILE]
+       h5-bench peers [BENCH...] [--runs N] [--reps R] [--mib M] [--svg FILE] --peer LABEL=EXE...
        h5-bench worker GROUP MIB REPS NAME|all [DUMPFILE]
 
 Runs each group (default: all; groups: convert, read, write) N times on each side,
@@ -14,12 +16,19 @@ differ.
 
   convert  h5_types::convert against the reference library's H5Tconvert on buffers of M MiB
            (defaults: N 7, R 3 after a warm-up, M 64)
-  read     reading files made by h5py, against h5py: open and list 10,000 objects, an
-           M MiB contiguous f64 dataset, the same chunked with shuffle and deflate, one field
-           of a 5-field compound dataset of M MiB (defaults: N 5, R 1, M 256)
+  read     reading files made by h5py, against h5py: open and list 10,000 objects, open and
+           read one attribute, an M MiB contiguous f64 dataset, the same chunked with
+           shuffle and deflate (and plugin filters), one field of a 5-field compound dataset
+           of M MiB, a 100x100 hyperslab of an 8192x8192 f32 dataset in 64x64 deflate chunks
+           (defaults: N 5, R 1, M 256)
   write    writing, against h5py: M MiB contiguous, the same chunked with shuffle and
            deflate, 100,000 small attributes, 10^6 compound records appended one chunk at a
-           time (defaults: N 5, R 1, M 256)";
+           time (defaults: N 5, R 1, M 256)
+  peers    the read group against h5py and the peer libraries' workers (the h5-bench-peers
+           crate's binaries; `cargo xtask bench peers` builds and names them), each side in
+           a fresh process per benchmark; prints a Markdown table (defaults: N 5, R 1, M 256)
+
+--svg FILE writes a bar chart of the ratios (of the last group run, or of the peers table).";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -57,6 +66,7 @@ fn run(args: &[String]) -> Result<bool, String> {
         return Ok(true);
     }
     let (mut runs, mut reps, mut mib, mut tsv) = (None, None, None, false);
+    let (mut svg, mut peers) = (None, Vec::new());
     let our_exe = std::env::current_exe().map_err(|e| format!("locating h5-bench: {e}"))?;
     let mut names = Vec::new();
     let mut it = args.iter();
@@ -66,6 +76,15 @@ fn run(args: &[String]) -> Result<bool, String> {
             "--reps" => reps = Some(number("--reps", it.next())?),
             "--mib" => mib = Some(number("--mib", it.next())?),
             "--tsv" => tsv = true,
+            "--svg" => svg = Some(PathBuf::from(it.next().ok_or("--svg needs a file")?)),
+            "--peer" => {
+                let p = it.next().ok_or("--peer needs LABEL=EXE")?;
+                let (label, exe) = p.split_once('=').ok_or("--peer needs LABEL=EXE")?;
+                peers.push(h5_bench::peers::Peer {
+                    label: label.to_owned(),
+                    exe: PathBuf::from(exe),
+                });
+            }
             "-h" | "--help" | "help" => {
                 println!("{USAGE}");
                 return Ok(true);
@@ -73,6 +92,18 @@ fn run(args: &[String]) -> Result<bool, String> {
             s if s.starts_with('-') => return Err(format!("unknown option {s:?}\n{USAGE}")),
             s => names.push(s.to_owned()),
         }
+    }
+    if names.first().map(String::as_str) == Some("peers") {
+        let cfg = Config {
+            runs: runs.unwrap_or(5),
+            reps: reps.unwrap_or(1),
+            mib: mib.unwrap_or(256),
+            our_exe,
+            tsv,
+        };
+        let table = h5_bench::peers::run(&cfg, &peers, &names[1..], svg.as_deref())?;
+        print!("{table}");
+        return Ok(!table.contains("(wrong)"));
     }
     let all = h5_bench::groups();
     for n in &names {
@@ -95,6 +126,13 @@ fn run(args: &[String]) -> Result<bool, String> {
         };
         let outcomes = runner::run_group(g.as_ref(), &cfg)?;
         print!("{}", runner::report(g.as_ref(), &cfg, &outcomes));
+        if let Some(path) = &svg {
+            std::fs::write(
+                path,
+                h5_bench::peers::group_chart(g.as_ref(), &cfg, &outcomes),
+            )
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        }
         ok &= outcomes.iter().all(|o| o.mismatches.is_empty());
     }
     Ok(ok)

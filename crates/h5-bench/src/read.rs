@@ -5,7 +5,10 @@
 //! scalar datasets), an `f64` dataset of `--mib` MiB stored contiguously, the same data
 //! chunked (1 MiB chunks) with shuffle and deflate (level 4), and a compound dataset of
 //! 5 members (26-byte packed records) of `--mib` MiB; the same `f64` data chunked with the
-//! plugin filters of hdf5plugin: Zstd, LZ4, Bitshuffle with LZ4, Blosc and Blosc2 (lz4, shuffle). Each benchmark opens its file,
+//! plugin filters of hdf5plugin: Zstd, LZ4, Bitshuffle with LZ4, Blosc and Blosc2 (lz4, shuffle); an
+//! 8192 x 8192 `f32` dataset in 64 x 64 deflate chunks, of which a 100 x 100 hyperslab is
+//! read (whatever `--mib`); a root group with 100 scalar attributes, of which one is read.
+//! Each benchmark opens its file,
 //! reads, and closes it under the clock, on both sides; the digests of what was read
 //! (the sorted names; the values) must agree.
 
@@ -16,14 +19,18 @@ use h5::H5Type;
 use std::path::Path;
 use std::process::Command;
 use std::sync::OnceLock;
-use std::time::Instant;
 
 /// The benchmarks: name and description.
-pub const BENCHES: [(&str, &str); 9] = [
+pub const BENCHES: [(&str, &str); 11] = [
     ("open_list", "open and list 10,000 objects"),
+    ("open_attr", "open and read one of 100 attributes"),
     ("contiguous", "contiguous f64"),
     ("chunked_deflate", "chunked f64, shuffle + deflate"),
     ("compound_field", "one field of a 5-field compound"),
+    (
+        "hyperslab",
+        "100x100 of 8192x8192 f32, 64x64 deflate chunks",
+    ),
     ("chunked_zstd", "chunked f64, Zstd (level 3)"),
     ("chunked_lz4", "chunked f64, LZ4"),
     ("chunked_bitshuffle_lz4", "chunked f64, Bitshuffle + LZ4"),
@@ -37,6 +44,52 @@ pub const BENCHES: [(&str, &str); 9] = [
     ),
 ];
 
+/// The bytes one call of benchmark `name` counts at `mib` MiB (0: counted in objects).
+pub fn bench_bytes(name: &str, mib: usize) -> u64 {
+    match name {
+        "open_list" | "open_attr" => 0,
+        "hyperslab" => data::SLAB_SELECTION.iter().map(|(_, n)| n).product::<u64>() * 4,
+        _ => (mib as u64) << 20,
+    }
+}
+
+/// The file each benchmark reads, in the scratch directory, and the object in it.
+pub fn bench_file(name: &str) -> Option<(String, &'static str)> {
+    Some(match name {
+        "open_list" => ("list.h5".into(), "/"),
+        "open_attr" => ("attrs.h5".into(), "/"),
+        "contiguous" => ("contiguous.h5".into(), "data"),
+        "chunked_deflate" => ("deflate.h5".into(), "data"),
+        "compound_field" => ("compound.h5".into(), "records"),
+        "hyperslab" => ("slab.h5".into(), "data"),
+        n if n.starts_with("chunked_") => (format!("{}.h5", &n["chunked_".len()..]), "data"),
+        _ => return None,
+    })
+}
+
+/// One timed call: its time, the peak resident memory during it, and the output (the
+/// bytes the digest is taken of, made after the clock stopped).
+pub struct Timed {
+    /// Seconds.
+    pub seconds: f64,
+    /// Peak resident memory in KiB ([`data::Clock`]).
+    pub peak_kib: Option<u64>,
+    /// The output bytes.
+    pub out: Vec<u8>,
+}
+
+impl Timed {
+    /// The measurements of `clock` (stopped now) with the output `out`.
+    pub fn stop(clock: &data::Clock, out: impl FnOnce() -> Vec<u8>) -> Timed {
+        let (seconds, peak_kib) = clock.stop();
+        Timed {
+            seconds,
+            peak_kib,
+            out: out(),
+        }
+    }
+}
+
 /// Member `b` of the compound records, alone.
 #[derive(H5Type, Clone, Copy, Debug)]
 #[repr(C)]
@@ -44,76 +97,105 @@ struct FieldB {
     b: f64,
 }
 
-/// One read: the bytes it counts, the time, and the output (bytes to digest).
-fn read_one(dir: &Path, name: &str, mib: usize) -> Result<(u64, f64, Vec<u8>)> {
+/// One read of ours. The clock stops before the output bytes are made.
+fn read_one(dir: &Path, name: &str) -> Result<Option<Timed>> {
     let err = |e: h5::read::Error| format!("{name}: {e}");
-    let t0 = Instant::now();
-    Ok(match name {
+    let Some((file, object)) = bench_file(name) else {
+        return Err(format!("unknown read benchmark {name:?}"));
+    };
+    let path = dir.join(file);
+    let clock = data::Clock::start();
+    Ok(Some(match name {
         "open_list" => {
-            let f = h5::File::open(dir.join("list.h5")).map_err(err)?;
+            let f = h5::File::open(path).map_err(err)?;
             let links = f.root().and_then(|g| g.links()).map_err(err)?;
             drop(f);
-            let t = t0.elapsed().as_secs_f64();
-            let mut names: Vec<String> = links.into_iter().map(|l| l.name).collect();
-            names.sort();
-            (0, t, names.join("\n").into_bytes())
+            Timed::stop(&clock, || {
+                let mut names: Vec<String> = links.into_iter().map(|l| l.name).collect();
+                names.sort();
+                names.join("\n").into_bytes()
+            })
         }
-        "contiguous"
-        | "chunked_deflate"
-        | "chunked_zstd"
-        | "chunked_lz4"
-        | "chunked_bitshuffle_lz4"
-        | "chunked_blosc_lz4"
-        | "chunked_blosc2_lz4" => {
-            let file = match name {
-                "contiguous" => "contiguous.h5".to_owned(),
-                "chunked_deflate" => "deflate.h5".to_owned(),
-                plugin => format!("{}.h5", &plugin["chunked_".len()..]),
-            };
-            let f = h5::File::open(dir.join(file)).map_err(err)?;
-            let v: Vec<f64> = f.dataset("data").and_then(|d| d.read()).map_err(err)?;
+        "open_attr" => {
+            let f = h5::File::open(path).map_err(err)?;
+            let v: f64 = f
+                .root()
+                .and_then(|g| g.attr(data::READ_ATTR))
+                .and_then(|a| a.read_scalar())
+                .map_err(err)?;
             drop(f);
-            let t = t0.elapsed().as_secs_f64();
-            ((mib as u64) << 20, t, f64_bytes(&v))
+            Timed::stop(&clock, || v.to_le_bytes().to_vec())
         }
         "compound_field" => {
-            let f = h5::File::open(dir.join("compound.h5")).map_err(err)?;
-            let v: Vec<FieldB> = f.dataset("records").and_then(|d| d.read()).map_err(err)?;
+            let f = h5::File::open(path).map_err(err)?;
+            let v: Vec<FieldB> = f.dataset(object).and_then(|d| d.read()).map_err(err)?;
             drop(f);
-            let t = t0.elapsed().as_secs_f64();
-            let b: Vec<f64> = v.iter().map(|r| r.b).collect();
-            ((mib as u64) << 20, t, f64_bytes(&b))
+            Timed::stop(&clock, || {
+                f64_bytes(&v.iter().map(|r| r.b).collect::<Vec<f64>>())
+            })
         }
-        other => return Err(format!("unknown read benchmark {other:?}")),
-    })
+        "hyperslab" => {
+            let f = h5::File::open(path).map_err(err)?;
+            let [(r0, nr), (c0, nc)] = data::SLAB_SELECTION;
+            let v: Vec<f32> = f
+                .dataset(object)
+                .and_then(|d| d.read_hyperslab(&[r0, c0], None, &[nr, nc], None))
+                .map_err(err)?;
+            drop(f);
+            Timed::stop(&clock, || data::f32_bytes(&v))
+        }
+        _ => {
+            let f = h5::File::open(path).map_err(err)?;
+            let v: Vec<f64> = f.dataset(object).and_then(|d| d.read()).map_err(err)?;
+            drop(f);
+            Timed::stop(&clock, || f64_bytes(&v))
+        }
+    }))
 }
 
-/// Our side: `reps` timed reads of each benchmark named by `only` (or all), then one line
-/// each with the digest of the last read's output.
-pub fn worker(mib: usize, reps: usize, only: &str, dump: Option<&Path>) -> Result {
+/// A read worker's main loop, ours or a peer library's (`h5-bench-peers`): `reps` timed
+/// calls of `read(dir, name)` for each benchmark named by `only` (or all), one line each
+/// with the digest of the last call's output (`dump`: also written to that file). A read
+/// that returns `None` (the library cannot do it) prints `# unsupported NAME`.
+pub fn run_worker(
+    reps: usize,
+    only: &str,
+    dump: Option<&Path>,
+    mib: usize,
+    mut read: impl FnMut(&Path, &str) -> Result<Option<Timed>>,
+) -> Result {
     let dir = data::worker_dir()?;
     let mut found = false;
     for (name, _) in BENCHES.iter().filter(|(n, _)| only == "all" || *n == only) {
         found = true;
-        let mut times = Vec::new();
-        let mut last = (0, Vec::new());
+        let mut calls = Vec::new();
+        let mut last = Vec::new();
         for _ in 0..reps {
-            let (bytes, t, out) = read_one(&dir, name, mib)?;
-            times.push(t);
-            last = (bytes, out);
+            match read(&dir, name)? {
+                Some(t) => {
+                    calls.push((t.seconds, t.peak_kib));
+                    last = t.out;
+                }
+                None => break,
+            }
         }
-        let hash = digest(&last.1);
-        for seconds in times {
+        if calls.is_empty() {
+            println!("# unsupported {name}");
+            continue;
+        }
+        let hash = digest(&last);
+        for (seconds, peak_kib) in calls {
             let m = Measurement {
                 name: (*name).to_owned(),
-                bytes: last.0,
+                bytes: bench_bytes(name, mib),
                 seconds,
                 hash,
+                peak_kib,
             };
             println!("{}", m.line());
         }
         if let Some(path) = dump {
-            std::fs::write(path, &last.1).map_err(|e| format!("{}: {e}", path.display()))?;
+            std::fs::write(path, &last).map_err(|e| format!("{}: {e}", path.display()))?;
         }
     }
     if found {
@@ -123,10 +205,22 @@ pub fn worker(mib: usize, reps: usize, only: &str, dump: Option<&Path>) -> Resul
     }
 }
 
+/// Our side: [`run_worker`] with our reads.
+pub fn worker(mib: usize, reps: usize, only: &str, dump: Option<&Path>) -> Result {
+    run_worker(reps, only, dump, mib, read_one)
+}
+
 /// The read group for the runner.
 #[derive(Default)]
 pub struct ReadGroup {
     scratch: OnceLock<Scratch>,
+}
+
+impl ReadGroup {
+    /// The scratch directory with the input files, once [`Group::setup`] made them.
+    pub fn dir(&self) -> Option<&Path> {
+        self.scratch.get().map(Scratch::dir)
+    }
 }
 
 impl Group for ReadGroup {
@@ -143,11 +237,7 @@ impl Group for ReadGroup {
     }
 
     fn bytes(&self, name: &str, mib: usize) -> u64 {
-        if name == "open_list" {
-            0
-        } else {
-            (mib as u64) << 20
-        }
+        bench_bytes(name, mib)
     }
 
     fn defaults(&self) -> Defaults {

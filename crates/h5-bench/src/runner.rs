@@ -41,29 +41,40 @@ pub struct Measurement {
     pub seconds: f64,
     /// A hash of the output bytes, to check both sides agree.
     pub hash: u64,
+    /// The process's peak resident memory during the call in KiB, where the side measures
+    /// it ([`crate::data::PeakRss`]).
+    pub peak_kib: Option<u64>,
 }
 
 impl Measurement {
-    /// The line format: `NAME<TAB>BYTES<TAB>SECONDS<TAB>HASH` (hash in 16 hex digits).
+    /// The line format: `NAME<TAB>BYTES<TAB>SECONDS<TAB>HASH[<TAB>PEAK_KIB]` (hash in 16 hex
+    /// digits).
     pub fn line(&self) -> String {
-        format!(
+        let mut l = format!(
             "{}\t{}\t{:.9}\t{:016x}",
             self.name, self.bytes, self.seconds, self.hash
-        )
+        );
+        if let Some(k) = self.peak_kib {
+            l.push_str(&format!("\t{k}"));
+        }
+        l
     }
 
     /// Parse a line of [`Measurement::line`]'s format.
     pub fn parse(line: &str) -> Result<Measurement> {
         let f: Vec<&str> = line.split('\t').collect();
         let bad = || format!("malformed benchmark line {line:?}");
-        let [name, bytes, seconds, hash] = f[..] else {
-            return Err(bad());
+        let (name, bytes, seconds, hash, peak) = match f[..] {
+            [n, b, s, h] => (n, b, s, h, None),
+            [n, b, s, h, p] => (n, b, s, h, Some(p)),
+            _ => return Err(bad()),
         };
         Ok(Measurement {
             name: name.to_owned(),
             bytes: bytes.parse().map_err(|_| bad())?,
             seconds: seconds.parse().map_err(|_| bad())?,
             hash: u64::from_str_radix(hash, 16).map_err(|_| bad())?,
+            peak_kib: peak.map(|p| p.parse().map_err(|_| bad())).transpose()?,
         })
     }
 }
@@ -195,6 +206,9 @@ pub struct Outcome {
     pub reference: Stats,
     /// Disagreements between the outputs, one message each (empty when they agree).
     pub mismatches: Vec<String>,
+    /// The highest peak resident memory of a call in KiB, ours and the reference's, where
+    /// the sides report it.
+    pub peak_kib: [Option<u64>; 2],
 }
 
 impl Outcome {
@@ -234,6 +248,7 @@ pub fn run_group(group: &dyn Group, cfg: &Config) -> Result<Vec<Outcome>> {
     // times[b][side], hashes[b][side]
     let mut times = vec![[Vec::new(), Vec::new()]; benches.len()];
     let mut hashes = vec![[Vec::new(), Vec::new()]; benches.len()];
+    let mut peaks = vec![[None, None]; benches.len()];
     let progress = std::io::stderr().is_terminal();
     for run in 0..cfg.runs {
         let order = if run % 2 == 0 {
@@ -271,6 +286,7 @@ pub fn run_group(group: &dyn Group, cfg: &Config) -> Result<Vec<Outcome>> {
                 }
                 times[b][si].push(m.seconds);
                 hashes[b][si].push(m.hash);
+                peaks[b][si] = peaks[b][si].max(m.peak_kib);
             }
         }
     }
@@ -302,6 +318,7 @@ pub fn run_group(group: &dyn Group, cfg: &Config) -> Result<Vec<Outcome>> {
             ours,
             reference,
             mismatches,
+            peak_kib: peaks[b],
         });
     }
     Ok(outcomes)
@@ -389,7 +406,8 @@ pub fn report(group: &dyn Group, cfg: &Config, outcomes: &[Outcome]) -> String {
             format!("{:.2}", gbps(o.bytes, t))
         }
     };
-    let rows: Vec<[String; 8]> = outcomes
+    let mib = |k: Option<u64>| k.map_or("-".to_owned(), |k| format!("{:.0}", k as f64 / 1024.0));
+    let rows: Vec<[String; 9]> = outcomes
         .iter()
         .map(|o| {
             [
@@ -407,6 +425,7 @@ pub fn report(group: &dyn Group, cfg: &Config, outcomes: &[Outcome]) -> String {
                     o.reference.max * 1e3
                 ),
                 o.ours.samples.min(o.reference.samples).to_string(),
+                format!("{} / {}", mib(o.peak_kib[0]), mib(o.peak_kib[1])),
             ]
         })
         .collect();
@@ -419,6 +438,7 @@ pub fn report(group: &dyn Group, cfg: &Config, outcomes: &[Outcome]) -> String {
         "ratio",
         "ms min-max (ours / reference)",
         "calls",
+        "peak RSS MiB (ours / reference)",
     ];
     let mut w: Vec<usize> = head.iter().map(|h| h.len()).collect();
     for r in &rows {
@@ -443,7 +463,7 @@ pub fn report(group: &dyn Group, cfg: &Config, outcomes: &[Outcome]) -> String {
     for r in &rows {
         s.push_str(&line(&r.iter().map(String::as_str).collect::<Vec<_>>()));
     }
-    s.push_str("(ms: median time of one call; GB/s: 10^9 bytes per second)\n");
+    s.push_str("(ms: median time of one call; GB/s: 10^9 bytes per second; peak RSS: the process's high-water mark of resident memory during a call, its baseline included)\n");
     for o in outcomes {
         for m in &o.mismatches {
             s.push_str(&format!(
@@ -475,6 +495,12 @@ mod tests {
             bytes: 1 << 26,
             seconds: 0.012_345_678,
             hash: 0xdead_beef_0123_4567,
+            peak_kib: None,
+        };
+        assert_eq!(Measurement::parse(&m.line()).unwrap(), m);
+        let m = Measurement {
+            peak_kib: Some(12_345),
+            ..m
         };
         assert_eq!(Measurement::parse(&m.line()).unwrap(), m);
         assert!(Measurement::parse("x\t1\t2").is_err());

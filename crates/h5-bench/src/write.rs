@@ -214,6 +214,7 @@ pub fn worker(mib: usize, reps: usize, only: &str, dump: Option<&Path>) -> Resul
                 bytes: bytes_of(name, mib),
                 seconds,
                 hash,
+                peak_kib: None,
             };
             println!("{}", m.line());
         }

@@ -164,8 +164,11 @@ pub(crate) fn fetch(file: &File, plan: &[Option<PlannedChunk>]) -> Vec<Result<Op
 /// A dataset's chunk index, opened.
 #[derive(Debug)]
 pub(crate) enum Index {
-    /// Every chunk by scaled coordinates (B-trees, read whole once).
+    /// Every chunk by scaled coordinates (version 2 B-trees, read whole once).
     Map(HashMap<Vec<u64>, ChunkLocation>),
+    /// A version 1 B-tree, descended per lookup: only the nodes on the paths to the
+    /// chunks asked for are read (and kept, in the tree's own node cache).
+    BTreeV1(Box<V1Tree>),
     /// One chunk.
     Single(Option<ChunkLocation>),
     /// Chunks laid out in order from `base`.
@@ -245,11 +248,15 @@ impl Index {
         let rank = dims.len();
         match index {
             None => {
-                let mut map = HashMap::new();
-                if !address.is_undef() {
-                    v1_chunks(file, address, rank, chunk, &mut map)?;
+                if address.is_undef() {
+                    return Ok(Index::Map(HashMap::new()));
                 }
-                Ok(Index::Map(map))
+                Ok(Index::BTreeV1(Box::new(V1Tree {
+                    root: address,
+                    rank,
+                    chunk: chunk.to_vec(),
+                    nodes: Mutex::new(HashMap::new()),
+                })))
             }
             Some(ChunkIndex::BTreeV2 { .. }) => {
                 let mut map = HashMap::new();
@@ -384,6 +391,13 @@ impl Index {
         if let Index::Map(m) = self {
             return Ok(m.values().map(|c| c.size).fold(0u64, u64::saturating_add));
         }
+        if let Index::BTreeV1(t) = self {
+            return Ok(t
+                .all(file)?
+                .values()
+                .map(|c| c.size)
+                .fold(0u64, u64::saturating_add));
+        }
         match self {
             Index::Single(c) => return Ok(c.map_or(0, |c| c.size)),
             Index::Fixed {
@@ -426,10 +440,15 @@ impl Index {
         dims: &[u64],
         chunk: &[u64],
     ) -> Result<Vec<(Vec<u64>, ChunkLocation)>> {
-        if let Index::Map(m) = self {
+        let sorted = |m: &HashMap<Vec<u64>, ChunkLocation>| {
             let mut v: Vec<_> = m.iter().map(|(k, c)| (k.clone(), *c)).collect();
             v.sort_by(|a, b| a.0.cmp(&b.0));
-            return Ok(v);
+            v
+        };
+        match self {
+            Index::Map(m) => return Ok(sorted(m)),
+            Index::BTreeV1(t) => return Ok(sorted(&t.all(file)?)),
+            _ => {}
         }
         let counts = chunk_counts(dims, chunk);
         if counts.contains(&0) {
@@ -461,6 +480,7 @@ impl Index {
     pub(crate) fn lookup(&self, file: &File, scaled: &[u64]) -> Result<Option<ChunkLocation>> {
         match self {
             Index::Map(m) => Ok(m.get(scaled).copied()),
+            Index::BTreeV1(t) => t.lookup(file, scaled),
             Index::Single(c) => Ok(if scaled.iter().all(|&s| s == 0) {
                 *c
             } else {
@@ -668,6 +688,108 @@ impl Extensible {
             m.insert(a.0, b.clone());
         }
         Ok(b)
+    }
+}
+
+/// A version 1 B-tree chunk index, read node by node as lookups need.
+#[derive(Debug)]
+pub(crate) struct V1Tree {
+    root: Addr,
+    rank: usize,
+    chunk: Vec<u64>,
+    /// The nodes read so far, by address (at most the tree's nodes; dropped with the index).
+    nodes: Mutex<HashMap<u64, Arc<h5_format::btree::v1::Node>>>,
+}
+
+impl V1Tree {
+    /// The node at `addr`, read once; it must be a chunk node of level `level` (the root's
+    /// level is whatever it says).
+    fn node(
+        &self,
+        file: &File,
+        addr: Addr,
+        level: Option<u8>,
+    ) -> Result<Arc<h5_format::btree::v1::Node>> {
+        let cached = self
+            .nodes
+            .lock()
+            .map_err(|_| Error::new(ErrorKind::Io, "chunk B-tree cache poisoned"))?
+            .get(&addr.0)
+            .cloned();
+        let node = match cached {
+            Some(n) => n,
+            None => {
+                let n = Arc::new(read_v1_node(file, addr, Some(self.rank))?);
+                ensure!(
+                    n.node_type() == NodeType::Chunk,
+                    Format,
+                    "chunk B-tree node at {:#x} is a group node",
+                    addr.0
+                );
+                self.nodes
+                    .lock()
+                    .map_err(|_| Error::new(ErrorKind::Io, "chunk B-tree cache poisoned"))?
+                    .insert(addr.0, n.clone());
+                n
+            }
+        };
+        if let Some(l) = level {
+            ensure!(
+                node.level == l,
+                Format,
+                "chunk B-tree node at {:#x} has level {}, expected {l}",
+                addr.0,
+                node.level
+            );
+        }
+        Ok(node)
+    }
+
+    /// The chunk at `scaled`: descend from the root through the child whose key (the
+    /// offset of its first chunk) is the last not after the chunk's offset, in row-major
+    /// order; at a leaf the key must be the chunk's offset itself. At most one node per
+    /// level is read, and the levels strictly decrease, so a malformed tree cannot loop.
+    fn lookup(&self, file: &File, scaled: &[u64]) -> Result<Option<ChunkLocation>> {
+        let target: Vec<u64> = scaled
+            .iter()
+            .take(self.rank)
+            .enumerate()
+            .map(|(d, &s)| s.saturating_mul(self.chunk.get(d).copied().unwrap_or(1).max(1)))
+            .collect();
+        let mut node = self.node(file, self.root, None)?;
+        loop {
+            let Keys::Chunk(keys) = &node.keys else {
+                return Ok(None);
+            };
+            let n = node.children.len().min(keys.len());
+            // The children whose first offset is at or before the target.
+            let at_or_before = keys[..n]
+                .partition_point(|k| k.offsets[..self.rank.min(k.offsets.len())] <= target[..]);
+            if at_or_before == 0 {
+                return Ok(None);
+            }
+            let i = at_or_before - 1;
+            if node.level == 0 {
+                let k = &keys[i];
+                return Ok((k.offsets.get(..self.rank) == Some(&target[..])).then_some(
+                    ChunkLocation {
+                        addr: node.children[i],
+                        size: u64::from(k.chunk_size),
+                        filter_mask: k.filter_mask,
+                    },
+                ));
+            }
+            let child = node.children[i];
+            let level = node.level - 1;
+            node = self.node(file, child, Some(level))?;
+        }
+    }
+
+    /// Every chunk (a walk of the whole tree, checked as it goes).
+    fn all(&self, file: &File) -> Result<HashMap<Vec<u64>, ChunkLocation>> {
+        let mut map = HashMap::new();
+        v1_chunks(file, self.root, self.rank, &self.chunk, &mut map)?;
+        Ok(map)
     }
 }
 

@@ -122,6 +122,9 @@ pub struct Dataset {
     fill: FillValue,
     external: Option<ExternalFiles>,
     index: Arc<OnceLock<std::result::Result<Index, String>>>,
+    /// Decoded chunks kept for the next read ([`crate::chunk_cache`]); with `index`, all
+    /// the state a dataset keeps of its raw data.
+    chunk_cache: Arc<crate::chunk_cache::ChunkCache>,
 }
 
 impl Dataset {
@@ -208,6 +211,7 @@ impl Dataset {
             fill,
             external,
             index: Arc::new(OnceLock::new()),
+            chunk_cache: Arc::default(),
         })
     }
 
@@ -377,45 +381,63 @@ impl Dataset {
             .ok_or_else(|| too_large(n as u64, tsize))?;
         check_alloc(total)?;
         let block = (CONVERT_BLOCK_BYTES / esize.max(tsize)).max(1);
+        // Read and convert elements `first..` into `bytes` (a whole number of converted
+        // elements), a block at a time on all cores. Blocks are independent: each is read
+        // and converted straight into its place (the reads are positioned, so they overlap
+        // with the conversions of other blocks). A strict read's loss is kept for the lowest
+        // element of all blocks, whichever block finds its loss first.
+        let convert_range = |bytes: &mut [u8], first: usize| -> Result<()> {
+            let lowest_loss = std::sync::Mutex::new(None::<h5_types::Error>);
+            // A few pieces per thread, each converted block by block through one buffer.
+            let elems = bytes.len() / tsize.max(1);
+            let pieces = (rayon::current_num_threads() * 2).max(1);
+            let per_piece = elems.div_ceil(pieces).div_ceil(block).max(1) * block;
+            bytes
+                .par_chunks_mut(per_piece * tsize)
+                .enumerate()
+                .try_for_each(|(p, piece)| -> Result<()> {
+                    let mut input = Vec::new();
+                    let mut opts = cv.options();
+                    for (k, out) in piece.chunks_mut(block * tsize).enumerate() {
+                        let len = out.len() / tsize;
+                        let at = first + p * per_piece + k * block;
+                        input.resize(len * esize, 0);
+                        raw.read_into(Addr(a + (at * esize) as u64), &mut input[..len * esize])?;
+                        if conv.needs_background() {
+                            // Members the file lacks read as zeros.
+                            out.fill(0);
+                        }
+                        match conv.convert(&input[..len * esize], out, len, &mut opts) {
+                            Err(e) if e.kind() == h5_types::ErrorKind::Lossy => {
+                                let e = e.offset_element(at);
+                                let mut lowest =
+                                    lowest_loss.lock().unwrap_or_else(|p| p.into_inner());
+                                if lowest.as_ref().is_none_or(|l| e.element() < l.element()) {
+                                    *lowest = Some(e);
+                                }
+                                // The rest of this piece comes after the loss.
+                                return Ok(());
+                            }
+                            r => r.map_err(|e| e.offset_element(at))?,
+                        }
+                    }
+                    Ok(())
+                })?;
+            match lowest_loss.into_inner().unwrap_or_else(|p| p.into_inner()) {
+                Some(e) => Err(e.into()),
+                None => Ok(()),
+            }
+        };
         if let Some(mut values) = T::zeroed_vec(n) {
             if let Some(bytes) = T::image_bytes_mut(&mut values) {
-                // Blocks are independent: each is read and converted straight into its place
-                // in the result, on all cores (the reads are positioned, so they overlap with
-                // the conversions of other blocks). A strict read's loss is kept for the lowest
-                // element of all blocks, whichever block finds its loss first.
-                let lowest_loss = std::sync::Mutex::new(None::<h5_types::Error>);
-                bytes
-                    .par_chunks_mut(block * tsize)
-                    .enumerate()
-                    .try_for_each_init(
-                        || (Vec::new(), cv.options()),
-                        |(input, opts), (k, out)| -> Result<()> {
-                            let len = out.len() / tsize;
-                            input.resize(len * esize, 0);
-                            raw.read_into(Addr(a + (k * block * esize) as u64), input)?;
-                            match conv.convert(input, out, len, opts) {
-                                Err(e) if e.kind() == h5_types::ErrorKind::Lossy => {
-                                    let e = e.offset_element(k * block);
-                                    let mut lowest =
-                                        lowest_loss.lock().unwrap_or_else(|p| p.into_inner());
-                                    if lowest.as_ref().is_none_or(|l| e.element() < l.element()) {
-                                        *lowest = Some(e);
-                                    }
-                                    Ok(())
-                                }
-                                r => Ok(r?),
-                            }
-                        },
-                    )?;
-                if let Some(e) = lowest_loss.into_inner().unwrap_or_else(|p| p.into_inner()) {
-                    return Err(e.into());
-                }
+                convert_range(bytes, 0)?;
                 return Ok(values);
             }
         }
-        let mut input = vec![0u8; block.min(n) * esize];
-        let mut opts = cv.options();
-        let blocks = (0..n).step_by(block).map(|i| (i, block.min(n - i)));
+        // Types decoded value by value (derived structs, say): converted a stretch of
+        // blocks at a time in parallel, each stretch decoded before the next (a bounded
+        // working set beside the result).
+        let stretch = block * (rayon::current_num_threads() * 16).max(16);
         let mut values = Vec::new();
         values.try_reserve_exact(n).map_err(|_| {
             Error::new(
@@ -423,17 +445,12 @@ impl Dataset {
                 format!("cannot allocate {total} bytes"),
             )
         })?;
-        let mut out = vec![0u8; block.min(n) * tsize];
+        let mut out = vec![0u8; stretch.min(n) * tsize];
         let heap = VarLenHeap::new();
-        for (i, len) in blocks {
-            raw.read_into(Addr(a + (i * esize) as u64), &mut input[..len * esize])?;
+        for i in (0..n).step_by(stretch) {
+            let len = stretch.min(n - i);
             let out = &mut out[..len * tsize];
-            if conv.needs_background() {
-                // Members the file lacks read as zeros, as in a whole-buffer conversion.
-                out.fill(0);
-            }
-            conv.convert(&input, out, len, &mut opts)
-                .map_err(|e| e.offset_element(i))?;
+            convert_range(out, i)?;
             for (j, e) in out.chunks_exact(tsize).enumerate() {
                 values.push(T::decode(e, &heap).map_err(|e| e.with_element(i + j))?);
             }
@@ -890,18 +907,39 @@ impl Dataset {
                             }
                         }
                     }
-                    let fetched = crate::chunks::fetch(&self.loc.file, &planned);
+                    // Filtered chunks decoded by an earlier read are not fetched again.
+                    let cache = &self.chunk_cache;
+                    let key = |p: &crate::chunks::PlannedChunk| (p.loc.addr.0, p.loc.filter_mask);
+                    let cached: Vec<Option<Arc<Vec<u8>>>> = planned
+                        .iter()
+                        .map(|p| p.filter(|p| p.filtered).and_then(|p| cache.get(key(&p))))
+                        .collect();
+                    let to_fetch: Vec<_> = planned
+                        .iter()
+                        .zip(&cached)
+                        .map(|(p, c)| if c.is_some() { None } else { *p })
+                        .collect();
+                    let fetched = crate::chunks::fetch(&self.loc.file, &to_fetch);
                     type Fetched<'p> = (
-                        &'p Option<crate::chunks::PlannedChunk>,
+                        (
+                            &'p Option<crate::chunks::PlannedChunk>,
+                            Option<Arc<Vec<u8>>>,
+                        ),
                         Result<Option<Vec<u8>>>,
                     );
-                    let decode = |(c, (p, data)): (&crate::selection::Chunk<'_>, Fetched<'_>)|
-                     -> Result<Option<Vec<u8>>> {
+                    let decode = |(c, ((p, hit), data)): (
+                        &crate::selection::Chunk<'_>,
+                        Fetched<'_>,
+                    )|
+                     -> Result<Option<Arc<Vec<u8>>>> {
+                        if hit.is_some() {
+                            return Ok(hit);
+                        }
                         let (Some(p), Some(data)) = (p, data?) else {
                             return Ok(None);
                         };
                         if !p.filtered {
-                            return Ok(Some(data));
+                            return Ok(Some(Arc::new(data)));
                         }
                         let mut info = ChunkInfo::new(chunk_bytes as usize);
                         info.skip_checksum = self.loc.file.options().skip_checksums;
@@ -914,10 +952,21 @@ impl Dataset {
                                     c.origin()
                                 ))
                             })?;
+                        let d = Arc::new(d);
+                        // Kept when this read used only part of it (a later read nearby
+                        // may want the rest).
+                        if d.len() <= crate::chunk_cache::CACHE_BYTES
+                            && c.runs().map(|r| r.len).sum::<u64>() < chunk_elems
+                        {
+                            cache.insert(key(p), d.clone());
+                        }
                         Ok(Some(d))
                     };
-                    let work: Vec<_> = group.iter().zip(planned.iter().zip(fetched)).collect();
-                    let decoded: Vec<Result<Option<Vec<u8>>>> =
+                    let work: Vec<_> = group
+                        .iter()
+                        .zip(planned.iter().zip(cached).zip(fetched))
+                        .collect();
+                    let decoded: Vec<Result<Option<Arc<Vec<u8>>>>> =
                         if work.len() > 1 && !self.filters.is_empty() {
                             work.into_par_iter().map(decode).collect()
                         } else {

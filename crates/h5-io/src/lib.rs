@@ -4,6 +4,7 @@
 #[cfg(feature = "ndarray")]
 mod array;
 pub mod attribute;
+mod chunk_cache;
 mod chunks;
 pub mod compare;
 pub mod dataset;
