@@ -1,9 +1,28 @@
-//! File locking as the reference library does it (`H5FD_lock` of the sec2 driver): a shared
-//! `flock` for a file opened for reading, an exclusive one for a file opened for writing,
-//! given up by a writer that starts SWMR writing (readers then open the file while it
-//! writes). The environment variable `HDF5_USE_FILE_LOCKING` is honoured as the reference
-//! library honours it: `FALSE` (or `0`) disables locking, `BEST_EFFORT` ignores a file system
-//! that does not support locks, `TRUE` (or `1`, or unset) locks and fails when it cannot.
+//! File locking as the reference library does it (`H5FD_lock` of the sec2 driver, called by
+//! `H5F_open`): a non-blocking shared `flock` for a file opened for reading, an exclusive one
+//! for a file opened for writing, given up by a writer that starts SWMR writing (readers then
+//! open the file while it writes; the superblock's status flags keep plain readers and other
+//! writers out). The environment variable `HDF5_USE_FILE_LOCKING` is read as the reference
+//! library reads it (exact values): `FALSE` or `0` disables locking, `TRUE` or `1` locks and
+//! fails when the file system does not support locks, `BEST_EFFORT` locks and ignores a
+//! file system without locks (`flock` failing with `ENOSYS`); unset or any other value is the
+//! reference library's default as built by its configure and CMake defaults
+//! (`--enable-file-locking=best-effort`, `HDF5_IGNORE_DISABLED_FILE_LOCKS=ON`, in
+//! Debian's 1.10.8 and h5py's 2.0 alike): `BEST_EFFORT`.
+//!
+//! Where this library's *use* of these locks differs from the reference library (the caller,
+//! `h5::File`, decides which [`Access`] a handle takes): a writer of this library takes a
+//! shared lock, not an exclusive one, because every flush of this writer leaves a complete
+//! file and existing interoperability tests read it with h5py between two flushes. So the
+//! reference library's writers are kept out of a file this library writes (as by the
+//! reference), and this library's writers out of a file the reference library writes, but
+//! (1) the reference library's readers (h5py, h5dump) open a file this library is writing
+//! where the reference would refuse them ("unable to lock file"), (2) a writer of this
+//! library opens a file another process is reading where the reference's writer would be
+//! refused, and (3) two writers of this library in different processes are not kept apart.
+//! SWMR writing is the same on both sides: no lock once it started. `h5 clear` locks
+//! exclusively, as h5clear's writable open does. `crates/h5/tests/swmr_locking.rs` shows
+//! each case against h5py.
 //!
 //! Locks are taken between processes. Within one process every handle of a file shares one
 //! lock (the reference library shares one open file between the handles of a process too),
@@ -18,30 +37,32 @@ use crate::error::{Error, ErrorKind, Result};
 /// How `HDF5_USE_FILE_LOCKING` asks files to be locked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Locking {
-    /// Lock, and fail when the lock cannot be taken (the default).
+    /// Lock, and fail when the lock cannot be taken (`TRUE`, `1`).
     On,
-    /// Lock, ignoring file systems that do not support locks.
+    /// Lock, ignoring file systems that do not support locks (`BEST_EFFORT`; the default,
+    /// as the reference library is built).
     BestEffort,
     /// Do not lock.
     Off,
 }
 
 impl Locking {
-    /// The mode `HDF5_USE_FILE_LOCKING` asks for (`On` when unset or not recognised, as the
-    /// reference library treats an unknown value as true).
+    /// The mode `HDF5_USE_FILE_LOCKING` asks for (`BestEffort`, the reference library's
+    /// default, when unset or not one of its values).
     pub fn from_env() -> Locking {
         match std::env::var("HDF5_USE_FILE_LOCKING") {
             Ok(v) => Self::parse(&v),
-            Err(_) => Locking::On,
+            Err(_) => Locking::BestEffort,
         }
     }
 
-    /// The mode a value of `HDF5_USE_FILE_LOCKING` names.
+    /// The mode a value of `HDF5_USE_FILE_LOCKING` names, compared exactly as the reference
+    /// library compares it (`"true"` or `" FALSE"` are not its values: the default applies).
     pub fn parse(v: &str) -> Locking {
-        match v.trim() {
+        match v {
             "FALSE" | "0" => Locking::Off,
-            "BEST_EFFORT" => Locking::BestEffort,
-            _ => Locking::On,
+            "TRUE" | "1" => Locking::On,
+            _ => Locking::BestEffort,
         }
     }
 }
@@ -126,9 +147,9 @@ impl FileLock {
                 Access::Read => FlockArg::LockSharedNonblock,
                 Access::Write => FlockArg::LockExclusiveNonblock,
             };
-            let unsupported = |e: Errno| {
-                mode == Locking::BestEffort && matches!(e, Errno::ENOSYS | Errno::ENOTSUP)
-            };
+            // The reference library ignores `ENOSYS` alone (what `flock` says on a file
+            // system mounted without lock support).
+            let unsupported = |e: Errno| mode == Locking::BestEffort && e == Errno::ENOSYS;
             let mut t = table()
                 .lock()
                 .map_err(|_| in_use(path, access, "poisoned"))?;
@@ -221,6 +242,10 @@ mod tests {
         assert_eq!(Locking::parse("BEST_EFFORT"), Locking::BestEffort);
         assert_eq!(Locking::parse("TRUE"), Locking::On);
         assert_eq!(Locking::parse("1"), Locking::On);
+        // Not its values: the reference library's default (best effort).
+        assert_eq!(Locking::parse("true"), Locking::BestEffort);
+        assert_eq!(Locking::parse(" FALSE"), Locking::BestEffort);
+        assert_eq!(Locking::parse(""), Locking::BestEffort);
     }
 
     #[test]
