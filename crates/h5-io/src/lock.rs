@@ -136,7 +136,7 @@ impl FileLock {
             use nix::errno::Errno;
             use nix::fcntl::{Flock, FlockArg};
             use std::os::unix::fs::MetadataExt;
-            let file = std::fs::File::open(path).map_err(|e| {
+            let file = h5_format::storage::FileStorage::open_for_lock(path).map_err(|e| {
                 Error::with_source(ErrorKind::Io, format!("opening {}", path.display()), e)
             })?;
             let meta = file.metadata().map_err(|e| {

@@ -78,6 +78,13 @@ impl FileStorage {
         }
     }
 
+    /// Opens the local file `path` only to hold an advisory lock on it (`flock`, as the
+    /// reference library locks the files it opens): no data is read or written through the
+    /// handle, which stays open as long as the lock is held.
+    pub fn open_for_lock(path: impl AsRef<Path>) -> io::Result<fs::File> {
+        fs::File::open(path)
+    }
+
     /// Whether `path` names a regular file (a candidate a [`super::FsResolver`] may open).
     pub fn is_file(path: impl AsRef<Path>) -> bool {
         path.as_ref().is_file()
