@@ -18,6 +18,8 @@ mod input;
 mod ls;
 mod progress;
 mod repack;
+#[cfg(feature = "serve")]
+mod serve;
 mod stat;
 
 /// A subcommand: its name, usage line, one-line description and entry point.
@@ -71,6 +73,13 @@ const COMMANDS: &[Subcommand] = &[
         usage: "h5 dtype [--pack] [--native] [--lossless] [--size] TEXT|-",
         about: "print the canonical DDL text of a datatype, or its size",
         run: dtype::run,
+    },
+    #[cfg(feature = "serve")]
+    Subcommand {
+        name: "serve",
+        usage: "h5 serve [--port P] [--bind ADDR] [--token T] PATH|URL...",
+        about: "serve files to the browser: h5web and the h5grove API (127.0.0.1:8888)",
+        run: serve::run,
     },
     Subcommand {
         name: "convert",
