@@ -14,10 +14,11 @@
 //!
 //! [`Server::api`] is the API alone at its root: `/` (status), `/meta`, `/attr`, `/data`,
 //! `/stats`, `/paths`, with h5grove's query parameters (`file`, `path`, `resolve_links`,
-//! `attr_keys`, `selection`, `format` = `json` | `bin` | `npy` | `csv`, `dtype` = `origin` |
-//! `safe`, `flatten`), JSON, bytes, status codes and messages. [`Server::router`] serves the
-//! viewer at `/` (a folder's index page without `?file=`), its assets, and the API under
-//! `/api`.
+//! `attr_keys`, `selection`, `format` = `json` | `bin` | `npy` | `csv` | `tiff`, `dtype` =
+//! `origin` | `safe`, `flatten`) and h5grove's JSON, bytes, status codes and messages (`tiff`:
+//! 2-D images, the pixels tifffile writes, in a baseline TIFF of our own). [`Server::router`]
+//! serves the viewer at `/` (a folder's index page without `?file=`), its assets, and the API
+//! under `/api`.
 //!
 //! Safe by default: the `file` parameter reaches only the roots given (absolute paths, `..`
 //! and symlinks out are refused with 403, external links out of them do not resolve); a
@@ -356,6 +357,7 @@ fn read_selected(
     file: &str,
     path: &str,
     selection: Option<&str>,
+    text: bool,
 ) -> Result<values::Values, ApiError> {
     let o = app.files.open(file)?;
     let e = content::entity(&o.file, &o.basename, path, LinkResolution::OnlyValid)?;
@@ -373,13 +375,20 @@ fn read_selected(
             selection::apply(text, &members, &dims)?
         }
     };
-    let bytes = content::selection_bytes(&d, &applied);
+    // Text answers (JSON, CSV) take up to ~24 bytes more per element than the elements.
+    let extra = if text {
+        applied.len().saturating_mul(24)
+    } else {
+        0
+    };
+    let bytes = content::selection_bytes(&d, &applied).saturating_add(extra);
     if bytes > app.config.max_bytes {
         return Err(ApiError::new(
             413,
             format!(
-                "the selection of {path} is {bytes} bytes, more than the server's limit of {} \
-                 bytes: select a smaller slice (or raise the limit, h5 serve --max-bytes)",
+                "the selection of {path} is {bytes} bytes (as {}), more than the server's limit \
+                 of {} bytes: select a smaller slice (or raise the limit, h5 serve --max-bytes)",
+                if text { "text" } else { "bytes" },
                 app.config.max_bytes
             ),
         ));
@@ -408,7 +417,8 @@ async fn data(State(app): Shared, RawQuery(q): RawQuery) -> Response {
     let flatten = q.get("flatten").map(str::to_string);
     blocking(app, move |app| {
         let flatten = bool_arg(flatten.as_deref())?;
-        let mut v = read_selected(app, &file, &path, selection.as_deref())?;
+        let text = !matches!(format.as_str(), "bin" | "npy");
+        let mut v = read_selected(app, &file, &path, selection.as_deref(), text)?;
         match dtype.as_str() {
             "origin" => {}
             "safe" => {
@@ -427,7 +437,7 @@ async fn data(State(app): Shared, RawQuery(q): RawQuery) -> Response {
     .await
 }
 
-/// h5grove's `encode`.
+/// h5grove's `encode` (in its order of checks).
 fn encode(v: &values::Values, format: &str) -> Result<Response, ApiError> {
     let bytes = |ct: &'static str, disposition: Option<&'static str>, body: Vec<u8>| {
         let mut h = HeaderMap::new();
@@ -471,6 +481,11 @@ fn encode(v: &values::Values, format: &str) -> Result<Response, ApiError> {
             Some("attachment; filename=\"data.csv\""),
             values::csv(v, n)?,
         )),
+        "tiff" => Ok(bytes(
+            "image/tiff",
+            Some("attachment; filename=\"data.tiff\""),
+            values::tiff(v, n)?,
+        )),
         _ => Err(ApiError::query(format!("Unsupported encoding {format}"))),
     }
 }
@@ -481,7 +496,7 @@ async fn stats(State(app): Shared, RawQuery(q): RawQuery) -> Response {
     let path = q.path();
     let selection = q.get("selection").map(str::to_string);
     blocking(app, move |app| {
-        let v = read_selected(app, &file, &path, selection.as_deref())?;
+        let v = read_selected(app, &file, &path, selection.as_deref(), false)?;
         let n = v.numeric().ok_or_else(|| {
             ApiError::internal(format!("no statistics of non-numeric data at {path}"))
         })?;

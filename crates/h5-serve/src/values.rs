@@ -633,6 +633,75 @@ pub fn npy(values: &Values, n: Numeric) -> Vec<u8> {
     out
 }
 
+/// A baseline TIFF (little-endian, one uncompressed strip, `MinIsBlack`) of 2-D numeric
+/// values, as `tifffile.imwrite(..., photometric="minisblack")` stores the pixels.
+pub fn tiff(values: &Values, n: Numeric) -> Result<Vec<u8>> {
+    let [rows, cols] = values.shape[..] else {
+        return Err(ApiError::internal(format!(
+            "tiff of {}-D data: h5 serve writes 2-D images only",
+            values.shape.len()
+        )));
+    };
+    let (format, bits) = match n {
+        Numeric::Bool => (1u16, 8u16),
+        Numeric::UInt(z, _) => (1, 8 * z as u16),
+        Numeric::Int(z, _) => (2, 8 * z as u16),
+        Numeric::Float(z, _) if z <= 8 => (3, 8 * z as u16),
+        other => {
+            return Err(ApiError::internal(format!(
+                "tiff of {} data",
+                other.dtype_str()
+            )))
+        }
+    };
+    let (rows, cols) = (
+        u32::try_from(rows).map_err(|_| ApiError::internal("image too tall"))?,
+        u32::try_from(cols).map_err(|_| ApiError::internal("image too wide"))?,
+    );
+    // Pixels little-endian, as the header says.
+    let mut pixels = values.bytes.clone();
+    if n.size() > 1 && n.order() == ByteOrder::BigEndian {
+        for e in pixels.chunks_mut(n.size()) {
+            e.reverse();
+        }
+    }
+    let data_len =
+        u32::try_from(pixels.len()).map_err(|_| ApiError::internal("image over 4 GiB"))?;
+    let tags: [(u16, u16, u32); 10] = [
+        (256, 4, cols),              // ImageWidth, LONG
+        (257, 4, rows),              // ImageLength
+        (258, 3, u32::from(bits)),   // BitsPerSample, SHORT
+        (259, 3, 1),                 // Compression: none
+        (262, 3, 1),                 // PhotometricInterpretation: MinIsBlack
+        (273, 4, 0),                 // StripOffsets (filled below)
+        (277, 3, 1),                 // SamplesPerPixel
+        (278, 4, rows),              // RowsPerStrip
+        (279, 4, data_len),          // StripByteCounts
+        (339, 3, u32::from(format)), // SampleFormat
+    ];
+    let ifd_len = 2 + 12 * tags.len() + 4;
+    let data_at = 8 + ifd_len as u32;
+    let mut out = Vec::with_capacity(data_at as usize + pixels.len());
+    out.extend_from_slice(b"II*\0");
+    out.extend_from_slice(&8u32.to_le_bytes());
+    out.extend_from_slice(&(tags.len() as u16).to_le_bytes());
+    for (tag, kind, value) in tags {
+        let value = if tag == 273 { data_at } else { value };
+        out.extend_from_slice(&tag.to_le_bytes());
+        out.extend_from_slice(&kind.to_le_bytes());
+        out.extend_from_slice(&1u32.to_le_bytes());
+        if kind == 3 {
+            out.extend_from_slice(&(value as u16).to_le_bytes());
+            out.extend_from_slice(&[0, 0]);
+        } else {
+            out.extend_from_slice(&value.to_le_bytes());
+        }
+    }
+    out.extend_from_slice(&0u32.to_le_bytes());
+    out.extend_from_slice(&pixels);
+    Ok(out)
+}
+
 /// Python's `'%.18e' % v`.
 fn percent_e18(v: f64) -> String {
     if v.is_nan() {

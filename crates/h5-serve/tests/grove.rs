@@ -51,6 +51,11 @@ fn requests(meta: &Value) -> Vec<(&'static str, String)> {
                 format!("&selection={}&flatten=true&format=npy", enc("0:2, 0:2")),
             ));
             r.push(("stats", format!("&selection={}", enc("1:3, 2:6"))));
+            r.push(("data", "&format=tiff".into()));
+            r.push((
+                "data",
+                format!("&selection={}&format=tiff", enc("1:5, ::2")),
+            ));
         }
         Some(3) => {
             r.push(("data", format!("&selection={}", enc("1, :, 1:3"))));
@@ -59,6 +64,24 @@ fn requests(meta: &Value) -> Vec<(&'static str, String)> {
         _ => {}
     }
     r
+}
+
+/// Two TIFF files hold the same image (shape, dtype, pixels) as tifffile reads them.
+fn same_tiff(python: &std::path::Path, a: &[u8], b: &[u8]) -> bool {
+    let dir = scratch("tiff");
+    let (pa, pb) = (dir.join("a.tiff"), dir.join("b.tiff"));
+    std::fs::write(&pa, a).unwrap();
+    std::fs::write(&pb, b).unwrap();
+    let code = "import sys, numpy as np, tifffile\n\
+                a, b = (tifffile.imread(p) for p in sys.argv[1:3])\n\
+                sys.exit(0 if a.dtype == b.dtype and a.shape == b.shape \
+                and np.array_equal(a, b, equal_nan=True) else 1)";
+    std::process::Command::new(python)
+        .args(["-c", code])
+        .arg(&pa)
+        .arg(&pb)
+        .status()
+        .is_ok_and(|s| s.success())
 }
 
 #[test]
@@ -102,6 +125,7 @@ fn same_answers_as_h5grove() {
                     serde_json::from_slice::<Value>(&a.body).ok()
                         == serde_json::from_slice::<Value>(&b.body).ok()
                 }
+                _ if target.contains("format=tiff") => same_tiff(&python, &a.body, &b.body),
                 _ => a.body == b.body,
             };
         if !same {

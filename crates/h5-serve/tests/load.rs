@@ -115,13 +115,18 @@ fn only_what_is_served() {
     #[cfg(unix)]
     assert_eq!(status("/meta?file=escape.h5&path=/"), 403);
     assert_eq!(status("/meta?file=nothere.h5&path=/"), 404);
-    // 10 float64 pass; a 500-byte limit refuses 120 of them with a message.
+    // 10 float64 pass (as bytes and as text); a 500-byte limit refuses 120 of them.
+    assert_eq!(status("/data?file=simple.h5&path=/x&format=bin"), 200);
     assert_eq!(status("/data?file=simple.h5&path=/x"), 200);
-    let r = get(addr, "/data?file=types.h5&path=/entry/data/image").unwrap();
+    let r = get(
+        addr,
+        "/data?file=types.h5&path=/entry/data/image&format=npy",
+    )
+    .unwrap();
     assert_eq!(r.status, 413);
     assert!(String::from_utf8_lossy(&r.body).contains("limit of 500 bytes"));
     assert_eq!(
-        status("/data?file=types.h5&path=/entry/data/image&selection=0"),
+        status("/data?file=types.h5&path=/entry/data/image&selection=0&format=bin"),
         200
     );
 }
