@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use crate::{on_path, run, Result};
+use crate::{is_root, on_path, run, Result};
 
 /// h5grove (keep in step with `crates/h5-serve/tests/common/mod.rs`).
 const H5GROVE_VERSION: &str = "4.0.0";
@@ -42,7 +42,13 @@ pub fn install() -> Result {
     }
     if !on_path("chromium") {
         let apt = |args: &[&str]| {
-            let mut c = Command::new("apt-get");
+            let mut c = if is_root() {
+                Command::new("apt-get")
+            } else {
+                let mut c = Command::new("sudo");
+                c.arg("apt-get");
+                c
+            };
             c.args(args).env("DEBIAN_FRONTEND", "noninteractive");
             c
         };
