@@ -351,7 +351,11 @@ pub fn metadata(j: &mut Json, f: &h5::File, e: &Entity, depth: u32) -> Result<()
                 Node::Group(g) => {
                     if depth > 0 {
                         j.raw(",\"children\":[");
-                        for (k, name) in g.member_names()?.iter().enumerate() {
+                        // h5py's keys(): creation order when the group tracks it.
+                        let names = g
+                            .member_names_by_creation_order()
+                            .or_else(|_| g.member_names())?;
+                        for (k, name) in names.iter().enumerate() {
                             if k > 0 {
                                 j.raw(",");
                             }

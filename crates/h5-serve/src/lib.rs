@@ -396,14 +396,25 @@ fn read_selected(
     content::read(&o.file, &d, &applied)
 }
 
-fn bool_arg(v: Option<&str>) -> Result<bool, ApiError> {
+/// FastAPI's (pydantic's) boolean query parameter; `Err` is its 422 answer.
+fn bool_arg(name: &str, v: Option<&str>) -> Result<bool, Box<Response>> {
     match v.map(str::to_lowercase).as_deref() {
         None => Ok(false),
         Some("1" | "true" | "t" | "yes" | "y" | "on") => Ok(true),
         Some("0" | "false" | "f" | "no" | "n" | "off") => Ok(false),
-        Some(other) => Err(ApiError::query(format!(
-            "Input should be a valid boolean, unable to interpret input: {other}"
-        ))),
+        Some(_) => {
+            let mut j = Json::new();
+            j.raw(&format!(
+                "{{\"detail\":[{{\"type\":\"bool_parsing\",\"loc\":[\"query\",\"{name}\"],\
+                 \"msg\":\"Input should be a valid boolean, unable to interpret input\",\"input\":"
+            ));
+            j.string(v.unwrap_or_default());
+            j.raw("}]}");
+            Err(Box::new(json_response(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                j.out,
+            )))
+        }
     }
 }
 
@@ -414,9 +425,11 @@ async fn data(State(app): Shared, RawQuery(q): RawQuery) -> Response {
     let selection = q.get("selection").map(str::to_string);
     let dtype = q.get("dtype").unwrap_or("origin").to_string();
     let format = q.get("format").unwrap_or("json").to_string();
-    let flatten = q.get("flatten").map(str::to_string);
+    let flatten = match bool_arg("flatten", q.get("flatten")) {
+        Ok(f) => f,
+        Err(r) => return *r,
+    };
     blocking(app, move |app| {
-        let flatten = bool_arg(flatten.as_deref())?;
         let text = !matches!(format.as_str(), "bin" | "npy");
         let mut v = read_selected(app, &file, &path, selection.as_deref(), text)?;
         match dtype.as_str() {
@@ -528,7 +541,9 @@ async fn paths(State(app): Shared, RawQuery(q): RawQuery) -> Response {
         j.string(&path);
         for r in rel {
             let full = content::join(&path, &r);
-            content::entity(&o.file, &o.basename, &full, res)?;
+            // An error inside h5py's visit escapes h5grove as a 500.
+            content::entity(&o.file, &o.basename, &full, res)
+                .map_err(|e| ApiError::internal(e.message))?;
             j.raw(",");
             j.string(&full);
         }

@@ -643,7 +643,7 @@ pub fn tiff(values: &Values, n: Numeric) -> Result<Vec<u8>> {
         )));
     };
     let (format, bits) = match n {
-        Numeric::Bool => (1u16, 8u16),
+        Numeric::Bool => (1u16, 1u16),
         Numeric::UInt(z, _) => (1, 8 * z as u16),
         Numeric::Int(z, _) => (2, 8 * z as u16),
         Numeric::Float(z, _) if z <= 8 => (3, 8 * z as u16),
@@ -660,6 +660,20 @@ pub fn tiff(values: &Values, n: Numeric) -> Result<Vec<u8>> {
     );
     // Pixels little-endian, as the header says.
     let mut pixels = values.bytes.clone();
+    if n == Numeric::Bool {
+        // One bit per pixel, most significant first, each row padded to a byte (as
+        // tifffile writes booleans).
+        let c = cols as usize;
+        let per_row = c.div_ceil(8);
+        let mut packed = vec![0u8; per_row * rows as usize];
+        for (k, &b) in values.bytes.iter().enumerate() {
+            if b != 0 && c > 0 {
+                let (r, col) = (k / c, k % c);
+                packed[r * per_row + col / 8] |= 0x80 >> (col % 8);
+            }
+        }
+        pixels = packed;
+    }
     if n.size() > 1 && n.order() == ByteOrder::BigEndian {
         for e in pixels.chunks_mut(n.size()) {
             e.reverse();

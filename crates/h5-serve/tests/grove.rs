@@ -164,6 +164,20 @@ fn same_answers_as_h5grove() {
         check(&format!("/data{base}&path=/entry/data/image&format=xml"));
         check(&format!("/data{base}&path=/entry/data/image&dtype=bogus"));
         check(&format!("/meta{base}&path=/&resolve_links=maybe"));
+        for res in ["none", "all", "true", "false", "ONLY_VALID"] {
+            check(&format!("/paths{base}&path=/&resolve_links={res}"));
+        }
+        check(&format!("/paths{base}&path=/cycle"));
+        check(&format!("/paths{base}&path=/entry/data/image"));
+        check(&format!(
+            "/attr{base}&path=/entry/data/image&attr_keys=units"
+        ));
+        check(&format!("/data{base}&path=/entry/data/image&flatten=maybe"));
+        check(&format!(
+            "/data{base}&path=/entry/data/image&selection=1:3&flatten=1&format=bin"
+        ));
+        check(&format!("/data{base}"));
+        check(&format!("/meta?path=/"));
         check(&format!("/data{base}&path=/entry/data/scalar&format=csv"));
     }
     eprintln!("{compared} requests compared, {} differ", failures.len());

@@ -3,6 +3,7 @@ compressed data, groups, soft/external/dangling links, attributes, scalar and em
 import sys
 
 import h5py
+import hdf5plugin
 import numpy as np
 
 out = sys.argv[1]
@@ -63,6 +64,22 @@ with h5py.File(f"{out}/types.h5", "w") as f:
     d.create_dataset("big_ints", data=np.arange(20000, dtype="<i4") * 3 - 7)
     d.create_dataset("big_f64", data=np.sin(np.arange(10000)) * 1000)
     d.create_dataset("big_f32", data=(np.cos(np.arange(5000)) * 10).astype("<f4"))
+    d.create_dataset("zstd", data=np.arange(300, dtype="<i4").reshape(15, 20), chunks=(5, 20), **hdf5plugin.Zstd())
+    d["be_image"] = (np.arange(24, dtype=">f8").reshape(4, 6) - 10) / 3
+    d["bool_image"] = np.eye(3, dtype=bool)
+    d["u8_image"] = np.arange(16, dtype="u1").reshape(4, 4)
+    d["image"].attrs["matrix"] = np.arange(6, dtype="<i2").reshape(2, 3)
+    d["image"].attrs["point"] = np.array((1, 2.5), dtype=[("x", "<i4"), ("y", "<f8")])
+    d["image"].attrs["labels"] = np.array([b"ab", b"cde"], dtype="S3")
+    d["image"].attrs["half"] = np.float16(0.1)
+    d["image"].attrs["be"] = np.array([1, 2], dtype=">i4")
+    o = f.create_group("ordered", track_order=True)
+    o["z"] = 1
+    o["a"] = 2
+    o.attrs["z"] = 1
+    o.attrs["a"] = 2
+    f["cycle/inner"] = np.arange(3)
+    f["cycle/back"] = f["cycle"]
     f["committed"] = np.dtype("<f8")
     f["links/soft"] = h5py.SoftLink("/entry/data/image")
     f["links/dangling"] = h5py.SoftLink("/nowhere")
