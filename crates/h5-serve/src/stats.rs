@@ -5,22 +5,35 @@
 use crate::error::{ApiError, Result};
 use crate::values::{as_f64, as_i128, f16_to_f32, f32_to_f16, Json, Numeric, Values};
 
-/// numpy's `pairwise_sum` (`PW_BLOCKSIZE` 128, eight accumulators), over `f64`.
-fn pairwise64(a: &[f64]) -> f64 {
+/// A float numpy sums in its own width.
+trait Float: Copy + std::ops::Add<Output = Self> + std::ops::AddAssign {
+    /// numpy starts short sums at -0.0 (so a sum of -0.0 stays -0.0).
+    const NEG_ZERO: Self;
+}
+
+impl Float for f32 {
+    const NEG_ZERO: f32 = -0.0;
+}
+
+impl Float for f64 {
+    const NEG_ZERO: f64 = -0.0;
+}
+
+/// numpy's `pairwise_sum` (`PW_BLOCKSIZE` 128, eight accumulators).
+fn pairwise<T: Float>(a: &[T]) -> T {
     let n = a.len();
     if n < 8 {
-        let mut res = -0.0;
+        let mut res = T::NEG_ZERO;
         for &x in a {
             res += x;
         }
         res
     } else if n <= 128 {
-        let mut r = [0.0f64; 8];
-        r.copy_from_slice(&a[..8]);
+        let mut r = [a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]];
         let mut i = 8;
         while i < n - n % 8 {
-            for k in 0..8 {
-                r[k] += a[i + k];
+            for (k, acc) in r.iter_mut().enumerate() {
+                *acc += a[i + k];
             }
             i += 8;
         }
@@ -32,39 +45,16 @@ fn pairwise64(a: &[f64]) -> f64 {
     } else {
         let mut n2 = n / 2;
         n2 -= n2 % 8;
-        pairwise64(&a[..n2]) + pairwise64(&a[n2..])
+        pairwise(&a[..n2]) + pairwise(&a[n2..])
     }
 }
 
-/// The same over `f32`.
+fn pairwise64(a: &[f64]) -> f64 {
+    pairwise(a)
+}
+
 fn pairwise32(a: &[f32]) -> f32 {
-    let n = a.len();
-    if n < 8 {
-        let mut res = -0.0;
-        for &x in a {
-            res += x;
-        }
-        res
-    } else if n <= 128 {
-        let mut r = [0.0f32; 8];
-        r.copy_from_slice(&a[..8]);
-        let mut i = 8;
-        while i < n - n % 8 {
-            for k in 0..8 {
-                r[k] += a[i + k];
-            }
-            i += 8;
-        }
-        let mut res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-        for &x in &a[i..] {
-            res += x;
-        }
-        res
-    } else {
-        let mut n2 = n / 2;
-        n2 -= n2 % 8;
-        pairwise32(&a[..n2]) + pairwise32(&a[n2..])
-    }
+    pairwise(a)
 }
 
 /// A sum through numpy's casting buffer: pairwise within each 8192-element block, the block
