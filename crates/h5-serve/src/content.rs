@@ -492,9 +492,25 @@ pub fn attr_values(f: &h5::File, a: &h5::Attribute) -> Result<Values> {
     to_values(f, &dt, raw, a.shape(), empty)
 }
 
+/// The most groups `/paths` walks (bounds time and depth on hostile files).
+const MAX_GROUPS: usize = 100_000;
+/// The deepest `/paths` descends.
+const MAX_DEPTH: usize = 512;
+
 /// Every link below `base` (h5py's `links.visit`: depth first, in name order, each group
 /// once), as paths from `base`.
-pub fn visit(g: &Group, prefix: &str, seen: &mut Vec<u64>, out: &mut Vec<String>) -> Result<()> {
+pub fn visit(
+    g: &Group,
+    prefix: &str,
+    seen: &mut std::collections::HashSet<u64>,
+    out: &mut Vec<String>,
+) -> Result<()> {
+    let depth = prefix.split('/').count();
+    if seen.len() > MAX_GROUPS || depth > MAX_DEPTH {
+        return Err(ApiError::internal(format!(
+            "more than {MAX_GROUPS} groups or {MAX_DEPTH} levels below the path"
+        )));
+    }
     for l in g.links()? {
         let rel = if prefix.is_empty() {
             l.name.clone()
@@ -507,7 +523,7 @@ pub fn visit(g: &Group, prefix: &str, seen: &mut Vec<u64>, out: &mut Vec<String>
                 continue;
             }
             if let Ok(Node::Group(child)) = g.node(&l.name) {
-                seen.push(addr.0);
+                seen.insert(addr.0);
                 visit(&child, &rel, seen, out)?;
             }
         }

@@ -534,7 +534,7 @@ async fn paths(State(app): Shared, RawQuery(q): RawQuery) -> Response {
             return Err(ApiError::internal(format!("{path} is not a group")));
         };
         let mut rel = Vec::new();
-        let mut seen = vec![g.reference()?.addr()];
+        let mut seen = std::collections::HashSet::from([g.reference()?.addr()]);
         content::visit(g, "", &mut seen, &mut rel)?;
         let mut j = Json::new();
         j.raw("[");

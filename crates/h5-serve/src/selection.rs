@@ -89,7 +89,7 @@ impl Applied {
 
     /// The number of elements selected.
     pub fn len(&self) -> u64 {
-        self.count.iter().product()
+        self.count.iter().fold(1u64, |a, &c| a.saturating_mul(c))
     }
 
     /// Whether the whole extent `dims` is selected in order.

@@ -494,7 +494,8 @@ impl Values {
 
     /// The number of elements.
     pub fn len(&self) -> usize {
-        self.shape.iter().product::<u64>() as usize
+        let n = self.shape.iter().fold(1u64, |a, &d| a.saturating_mul(d));
+        usize::try_from(n).unwrap_or(usize::MAX)
     }
 
     /// The numeric dtype of the elements, if numeric (and not h5py's `Empty`).
@@ -669,7 +670,9 @@ pub fn tiff(values: &Values, n: Numeric) -> Result<Vec<u8>> {
         for (k, &b) in values.bytes.iter().enumerate() {
             if b != 0 && c > 0 {
                 let (r, col) = (k / c, k % c);
-                packed[r * per_row + col / 8] |= 0x80 >> (col % 8);
+                if let Some(byte) = packed.get_mut(r * per_row + col / 8) {
+                    *byte |= 0x80 >> (col % 8);
+                }
             }
         }
         pixels = packed;
