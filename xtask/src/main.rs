@@ -20,6 +20,9 @@ mod bench_peers;
 mod oracle_bioc;
 mod oracle_refs;
 
+mod oracle_serve;
+mod viewer;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
@@ -57,8 +60,9 @@ fn main() -> ExitCode {
         Some("install-oracles") => install_oracles(),
         Some("gen-fixtures") => gen_fixtures(args.iter().any(|a| a == "--check")),
         Some("bench") => bench(&args[1..]),
+        Some("build-viewer") => viewer::build(),
         Some("help") | Some("--help") | Some("-h") | None => {
-            println!("usage: cargo xtask <task>\n\ntasks:\n  ci               install oracles, fmt check, clippy -D warnings, all tests\n  install-oracles  install h5dump/libhdf5 (apt), h5py and hdf5plugin (pip) if missing\n  gen-fixtures     write the h5py fixtures and their reference dumps (--check: verify them)\n  bench            benchmarks side by side with the reference library and h5py: [convert] [read] [write] [--runs N] [--reps R] [--mib M] [--tsv] [--svg FILE]; peers [--runs N] [--mib M] [--svg FILE]");
+            println!("usage: cargo xtask <task>\n\ntasks:\n  ci               install oracles, fmt check, clippy -D warnings, all tests\n  install-oracles  install h5dump/libhdf5 (apt), h5py and hdf5plugin (pip) if missing\n  gen-fixtures     write the h5py fixtures and their reference dumps (--check: verify them)\n  build-viewer     build the h5web bundle `h5 serve` embeds (npm, cached)\n  bench            benchmarks side by side with the reference library and h5py: [convert] [read] [write] [--runs N] [--reps R] [--mib M] [--tsv] [--svg FILE]; peers [--runs N] [--mib M] [--svg FILE]");
             Ok(())
         }
         Some(other) => Err(format!("unknown task {other:?} (try `cargo xtask help`)")),
@@ -224,6 +228,7 @@ fn bench(args: &[String]) -> Result {
 
 fn ci() -> Result {
     install_oracles()?;
+    viewer::build()?;
     run(cargo().args(["fmt", "--all", "--", "--check"]))?;
     run(cargo().args([
         "clippy",
@@ -293,7 +298,8 @@ fn install_oracles() -> Result {
     oracle_bioc::install()?;
     oracle_netcdf::install()?;
     install_moto()?;
-    oracle_refs::install_refs_oracles()
+    oracle_refs::install_refs_oracles()?;
+    oracle_serve::install()
 }
 
 /// `moto[server]` in `~/.cache/h5-oracles/moto-VERSION` (where `h5_oracle::moto` looks).

@@ -20,6 +20,8 @@ mod ls;
 mod progress;
 mod refs;
 mod repack;
+#[cfg(feature = "serve")]
+mod serve;
 mod stat;
 mod watch;
 
@@ -92,6 +94,13 @@ const COMMANDS: &[Subcommand] = &[
         usage: "h5 dtype [--pack] [--native] [--lossless] [--size] TEXT|-",
         about: "print the canonical DDL text of a datatype, or its size",
         run: dtype::run,
+    },
+    #[cfg(feature = "serve")]
+    Subcommand {
+        name: "serve",
+        usage: "h5 serve [--port P] [--bind ADDR] [--token T] PATH|URL...",
+        about: "serve files to the browser: h5web and the h5grove API (127.0.0.1:8888)",
+        run: serve::run,
     },
     Subcommand {
         name: "convert",
