@@ -120,7 +120,7 @@ impl Dataset {
 
     /// `f` on the reader's dataset; for a SWMR reader, a read that fails to decode (a
     /// structure the writer was rewriting) is tried again on the file read anew, a bounded
-    /// number of times (see [`crate::file::SWMR_READ_ATTEMPTS`]).
+    /// number of times (see [`crate::SWMR_READ_ATTEMPTS`]).
     fn reading<R>(&self, f: impl Fn(&h5_io::Dataset) -> h5_io::Result<R>) -> Result<R> {
         let file = &self.obj.file;
         let once = || Ok(f(&self.io()?)?);

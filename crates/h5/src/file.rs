@@ -58,8 +58,8 @@ pub(crate) struct Shared {
 }
 
 /// How many times a SWMR reader reads again a structure that failed to decode (a checksum
-/// that does not match: the writer was rewriting it) before it reports the error, and the
-/// first pause between two tries (doubled each time, up to [`SWMR_RETRY_PAUSE_MAX`]).
+/// that does not match: the writer was rewriting it) before it reports the error; the
+/// pauses between tries are 200 µs at first, doubled each time, up to 20 ms.
 pub const SWMR_READ_ATTEMPTS: u32 = 100;
 const SWMR_RETRY_PAUSE: std::time::Duration = std::time::Duration::from_micros(200);
 const SWMR_RETRY_PAUSE_MAX: std::time::Duration = std::time::Duration::from_millis(20);

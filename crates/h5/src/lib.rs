@@ -205,7 +205,7 @@ pub use dataset::{
     FillValue, Layout, LayoutClass,
 };
 pub use error::{Error, ErrorKind, Result};
-pub use file::{File, Mode, OpenOptions};
+pub use file::{File, Mode, OpenOptions, SWMR_READ_ATTEMPTS};
 pub use group::{CommittedType, Group, Link, LinkStorage, LinkTarget, Node};
 pub use h5_io::filter::{Filter, FilterId};
 pub use h5_io::selection::{Dataspace, MemoryMap, NcForm, SelectOp, Selection, UNLIMITED};
