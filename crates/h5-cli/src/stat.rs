@@ -322,16 +322,6 @@ fn mem_size(dt: &Datatype, sizes: h5::format::Sizes) -> u64 {
     }
 }
 
-/// Whether a datatype holds an array type anywhere.
-fn has_array(dt: &Datatype) -> bool {
-    match dt {
-        Datatype::Array(_) => true,
-        Datatype::Compound(c) => c.members().iter().any(|m| has_array(m.datatype())),
-        Datatype::VarLen(v) => has_array(v.base()),
-        _ => false,
-    }
-}
-
 /// Whether the default (sec2) driver opens the file as the reference library does: no
 /// driver information (family, multi and split files need their drivers) and an
 /// end-of-file address within the file.
@@ -461,7 +451,6 @@ impl Gathered {
         }
         let dt = d.datatype().clone();
         let mut committed = false;
-        let mut version = None;
         let sizes = file.sizes();
         for m in obj.header.messages() {
             if m.kind != MessageType::DATATYPE {
@@ -474,23 +463,9 @@ impl Gathered {
             }
             break;
         }
-        for (k, m) in &obj.messages {
-            if *k == MessageType::DATATYPE {
-                if let Ok(Message::Datatype(t)) = m {
-                    version = Some(t.version);
-                }
-                break;
-            }
-        }
-        let encoded = {
-            let mut w = h5::format::Writer::new(sizes);
-            // The library decodes version 1 compound members with dimensions as array
-            // types and raises the type to version 2 (`H5O__dtype_decode_helper`).
-            let v = version.unwrap_or(1);
-            let v = if v < 2 && has_array(&dt) { 2 } else { v };
-            h5::format::message::datatype::encode_datatype(&dt, v, &mut w);
-            w.len() as u64 + 2
-        };
+        let encoded = stats::datatype_encoded_size(file, &obj.header)
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| format!("{path}: no datatype message"))?;
         let i = match self.types.iter().position(|t| t.datatype == dt) {
             Some(i) => i,
             None => {
