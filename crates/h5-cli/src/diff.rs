@@ -6,6 +6,7 @@
 use std::io::Write;
 use std::rc::Rc;
 
+use crate::getopt::{Arg, Rules, Scanned};
 use h5::types::{ByteOrder, Datatype, ReferenceKind};
 
 use crate::dump::model::{
@@ -185,25 +186,25 @@ fn atoi(s: &str) -> i64 {
     digits.parse().unwrap_or(0)
 }
 
-const LONG: &[(&str, u8, char)] = &[
-    // 0 no argument, 1 required, 2 optional
-    ("compare", 0, 'c'),
-    ("delta", 1, 'd'),
-    ("use-system-epsilon", 0, 'e'),
-    ("help", 0, 'h'),
-    ("follow-symlinks", 0, 'l'),
-    ("count", 1, 'n'),
-    ("relative", 1, 'p'),
-    ("quiet", 0, 'q'),
-    ("report", 0, 'r'),
-    ("verbose", 2, 'v'),
-    ("no-dangling-links", 0, 'x'),
-    ("exclude-attribute", 1, 'A'),
-    ("no-compact-subset", 0, 'C'),
-    ("exclude-path", 1, 'E'),
-    ("nan", 0, 'N'),
-    ("enable-error-stack", 2, 'S'),
-    ("version", 0, 'V'),
+/// h5diff's long options: name, argument, the short option it stands for.
+const LONG: &[(&str, Arg, char)] = &[
+    ("compare", Arg::No, 'c'),
+    ("delta", Arg::Required, 'd'),
+    ("use-system-epsilon", Arg::No, 'e'),
+    ("help", Arg::No, 'h'),
+    ("follow-symlinks", Arg::No, 'l'),
+    ("count", Arg::Required, 'n'),
+    ("relative", Arg::Required, 'p'),
+    ("quiet", Arg::No, 'q'),
+    ("report", Arg::No, 'r'),
+    ("verbose", Arg::Optional, 'v'),
+    ("no-dangling-links", Arg::No, 'x'),
+    ("exclude-attribute", Arg::Required, 'A'),
+    ("no-compact-subset", Arg::No, 'C'),
+    ("exclude-path", Arg::Required, 'E'),
+    ("nan", Arg::No, 'N'),
+    ("enable-error-stack", Arg::Optional, 'S'),
+    ("version", Arg::No, 'V'),
 ];
 
 fn parse(args: &[String]) -> Parsed {
@@ -211,64 +212,34 @@ fn parse(args: &[String]) -> Parsed {
     let mut o = Opts::default();
     let mut i = 0;
     let mut files = Vec::new();
+    let rules = Rules {
+        short: |c| match c {
+            'd' | 'n' | 'p' | 'A' | 'E' => Some(Arg::Required),
+            'v' | 'S' => Some(Arg::Optional),
+            'c' | 'e' | 'h' | 'l' | 'q' | 'r' | 'x' | 'C' | 'N' | 'V' => Some(Arg::No),
+            _ => None,
+        },
+        // h5diff takes long options by their whole names only.
+        long: |name| {
+            LONG.iter()
+                .find(|(n, _, _)| *n == name)
+                .map(|&(_, arg, c)| (arg, c))
+        },
+        missing_is_error: true,
+    };
     while i < args.len() {
-        let a = &args[i];
-        let mut opts: Vec<(char, Option<String>)> = Vec::new();
-        if a == "--" {
-            files.extend(args[i + 1..].iter().cloned());
-            break;
-        } else if let Some(long) = a.strip_prefix("--") {
-            let (name, value) = match long.split_once('=') {
-                Some((n, v)) => (n, Some(v.to_string())),
-                None => (long, None),
-            };
-            let Some(&(_, takes, c)) = LONG.iter().find(|(n, _, _)| *n == name) else {
-                return usage(1);
-            };
-            let value = if takes == 1 && value.is_none() {
-                i += 1;
-                match args.get(i) {
-                    Some(v) => Some(v.clone()),
-                    None => return usage(1),
-                }
-            } else {
-                value
-            };
-            opts.push((c, value));
-        } else if a.starts_with('-') && a.len() > 1 {
-            let chars: Vec<char> = a[1..].chars().collect();
-            let mut k = 0;
-            while k < chars.len() {
-                let c = chars[k];
-                let rest: String = chars[k + 1..].iter().collect();
-                match c {
-                    'd' | 'n' | 'p' | 'A' | 'E' => {
-                        let v = if !rest.is_empty() {
-                            rest
-                        } else {
-                            i += 1;
-                            match args.get(i) {
-                                Some(v) => v.clone(),
-                                None => return usage(1),
-                            }
-                        };
-                        opts.push((c, Some(v)));
-                        break;
-                    }
-                    'v' | 'S' => {
-                        opts.push((c, (!rest.is_empty()).then_some(rest)));
-                        break;
-                    }
-                    'c' | 'e' | 'h' | 'l' | 'q' | 'r' | 'x' | 'C' | 'N' | 'V' => {
-                        opts.push((c, None))
-                    }
-                    _ => return usage(1),
-                }
-                k += 1;
+        let opts = match rules.scan(args, &mut i) {
+            Ok(Scanned::Options(opts)) => opts,
+            Ok(Scanned::EndOfOptions) => {
+                files.extend(args[i + 1..].iter().cloned());
+                break;
             }
-        } else {
-            files.push(a.clone());
-        }
+            Ok(Scanned::Operand) => {
+                files.push(args[i].clone());
+                Vec::new()
+            }
+            Err(_) => return usage(1),
+        };
         i += 1;
         for (c, v) in opts {
             match c {

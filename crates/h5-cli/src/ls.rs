@@ -1178,7 +1178,7 @@ impl Lister<'_> {
         let inner = " ".repeat(indent + 3);
         // Attribute data continues its lines one column further in.
         let cont_extra = usize::from(indent > 9);
-        for r in bytes.chunks_exact(size) {
+        for (i, r) in bytes.chunks_exact(size).enumerate() {
             let target = if r.iter().all(|&b| b == 0) {
                 None
             } else {
@@ -1215,8 +1215,16 @@ impl Lister<'_> {
                 Region::All | Region::None | Region::Unlimited => ("", Vec::new()),
             };
             let path = paths.get(&dataset).map_or("", |(p, _)| p.as_str());
+            // The opening brace is rendered as an element of its own (" {" for blocks, "{"
+            // for points), after the element separator " " from the second reference on, as
+            // in `h5tools_dump_region_data_blocks`/`_points`.
+            let open = match (&selection, i) {
+                (Region::Points(_), 0) => "{",
+                (Region::Blocks(_), 1..) => "  {",
+                _ => " {",
+            };
             self.out
-                .push_str(&format!("{pre}DATASET \"{}\" {{\n", escape(path, false)));
+                .push_str(&format!("{pre}DATASET \"{}\"{open}\n", escape(path, false)));
             if !head.is_empty() {
                 // One line, wrapped at a fixed width whatever `-w` says (as h5ls 1.10.8).
                 let mut line = format!("{inner}{head}");

@@ -15,6 +15,7 @@ mod diff;
 mod dtype;
 #[allow(dead_code)] // the model's constructors are used by the file adapter and by tests
 mod dump;
+mod getopt;
 mod input;
 mod ls;
 mod progress;

@@ -6,6 +6,7 @@ use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::io::Write;
 
+use crate::getopt::{Arg, Bad, Rules, Scanned};
 use h5::format::message::datatype::disk_size;
 use h5::format::message::shared::SharedLocation;
 use h5::format::message::{Message, MessageFlags, MessageType};
@@ -86,7 +87,7 @@ const LONG: &[(&str, bool, char)] = &[
 /// The shortest prefix of each long option h5stat accepts (its table lists prefixes down
 /// to two letters, `he` and `fi` and so on; `filem`/`groupm`/`dsetm`/`dtypem` tell the
 /// metadata forms apart).
-fn long_option(name: &str) -> Option<(bool, char)> {
+fn long_option(name: &str) -> Option<(Arg, char)> {
     let min = |full: &str| match full {
         "filemetadata" => 5,
         "groupmetadata" => 6,
@@ -103,7 +104,7 @@ fn long_option(name: &str) -> Option<(bool, char)> {
                     && name.len() < min(full))
             }
         })
-        .map(|&(_, arg, c)| (arg, c))
+        .map(|&(_, arg, c)| (if arg { Arg::Required } else { Arg::No }, c))
 }
 
 enum Parsed {
@@ -132,62 +133,39 @@ fn parse(args: &[String]) -> Parsed {
     let err = |m: &str| Parsed::Exit(String::new(), format!("h5stat error: {m}\n"), 1);
     let mut o = Options::default();
     let mut i = 0;
+    let rules = Rules {
+        short: |c| {
+            "AaDdmFfhGglsSTOV"
+                .contains(c)
+                .then_some(if matches!(c, 'a' | 'm' | 'l' | 'O') {
+                    Arg::Required
+                } else {
+                    Arg::No
+                })
+        },
+        long: long_option,
+        missing_is_error: false,
+    };
+    let unknown = |what: String| {
+        Parsed::Exit(
+            USAGE.into(),
+            format!("h5stat: unknown option \"{what}\"\n"),
+            1,
+        )
+    };
     while i < args.len() {
-        let a = &args[i];
-        let mut opts: Vec<(char, Option<String>)> = Vec::new();
-        if let Some(long) = a.strip_prefix("--") {
-            if long.is_empty() {
+        let opts = match rules.scan(args, &mut i) {
+            Ok(Scanned::Options(opts)) => opts,
+            Ok(Scanned::EndOfOptions) => {
                 i += 1;
                 break;
             }
-            let (name, value) = match long.split_once('=') {
-                Some((n, v)) => (n, Some(v.to_string())),
-                None => (long, None),
-            };
-            let Some((takes, c)) = long_option(name) else {
-                return Parsed::Exit(
-                    USAGE.into(),
-                    format!("h5stat: unknown option \"{}\"\n", a),
-                    1,
-                );
-            };
-            let value = if takes && value.is_none() {
-                i += 1;
-                args.get(i).cloned()
-            } else {
-                value
-            };
-            opts.push((c, value));
-        } else if a.starts_with('-') && a.len() > 1 {
-            let chars: Vec<char> = a[1..].chars().collect();
-            let mut k = 0;
-            while k < chars.len() {
-                let c = chars[k];
-                let takes = matches!(c, 'a' | 'm' | 'l' | 'O');
-                if !"AaDdmFfhGglsSTOV".contains(c) {
-                    return Parsed::Exit(
-                        USAGE.into(),
-                        format!("h5stat: unknown option \"{}\"\n", c),
-                        1,
-                    );
-                }
-                if takes {
-                    let rest: String = chars[k + 1..].iter().collect();
-                    let v = if !rest.is_empty() {
-                        Some(rest)
-                    } else {
-                        i += 1;
-                        args.get(i).cloned()
-                    };
-                    opts.push((c, v));
-                    break;
-                }
-                opts.push((c, None));
-                k += 1;
-            }
-        } else {
-            break;
-        }
+            Ok(Scanned::Operand) => break,
+            Err(Bad::Long(a)) => return unknown(a),
+            Err(Bad::Short(c)) => return unknown(c.to_string()),
+            // Not raised with `missing_is_error: false`: the option comes without a value.
+            Err(Bad::Missing(c)) => vec![(c, None)],
+        };
         i += 1;
         for (c, v) in opts {
             match c {
@@ -322,16 +300,6 @@ fn mem_size(dt: &Datatype, sizes: h5::format::Sizes) -> u64 {
     }
 }
 
-/// Whether a datatype holds an array type anywhere.
-fn has_array(dt: &Datatype) -> bool {
-    match dt {
-        Datatype::Array(_) => true,
-        Datatype::Compound(c) => c.members().iter().any(|m| has_array(m.datatype())),
-        Datatype::VarLen(v) => has_array(v.base()),
-        _ => false,
-    }
-}
-
 /// Whether the default (sec2) driver opens the file as the reference library does: no
 /// driver information (family, multi and split files need their drivers) and an
 /// end-of-file address within the file.
@@ -461,7 +429,6 @@ impl Gathered {
         }
         let dt = d.datatype().clone();
         let mut committed = false;
-        let mut version = None;
         let sizes = file.sizes();
         for m in obj.header.messages() {
             if m.kind != MessageType::DATATYPE {
@@ -474,23 +441,9 @@ impl Gathered {
             }
             break;
         }
-        for (k, m) in &obj.messages {
-            if *k == MessageType::DATATYPE {
-                if let Ok(Message::Datatype(t)) = m {
-                    version = Some(t.version);
-                }
-                break;
-            }
-        }
-        let encoded = {
-            let mut w = h5::format::Writer::new(sizes);
-            // The library decodes version 1 compound members with dimensions as array
-            // types and raises the type to version 2 (`H5O__dtype_decode_helper`).
-            let v = version.unwrap_or(1);
-            let v = if v < 2 && has_array(&dt) { 2 } else { v };
-            h5::format::message::datatype::encode_datatype(&dt, v, &mut w);
-            w.len() as u64 + 2
-        };
+        let encoded = stats::datatype_encoded_size(file, &obj.header)
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| format!("{path}: no datatype message"))?;
         let i = match self.types.iter().position(|t| t.datatype == dt) {
             Some(i) => i,
             None => {

@@ -153,3 +153,63 @@ fn compare_with_h5ls(options: &[&str], baseline: &str) {
         lost.join("\n")
     );
 }
+
+/// Region references of both kinds at first and later positions, in a dataset and in an
+/// attribute: h5ls opens each region with its own element (`{` for points, ` {` for
+/// blocks) after the element separator from the second reference on, so the brace follows
+/// the name directly, after one space or after two.
+#[test]
+fn ls_region_reference_braces_match_h5ls() {
+    if Command::new("h5ls").arg("--version").output().is_err() {
+        assert!(!h5_oracle::oracles_required(), "h5ls is required");
+        eprintln!("h5ls not installed; skipped");
+        return;
+    }
+    let Some(py) = h5_oracle::require("h5py", h5_oracle::h5py()) else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("h5-ls-region-braces-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let make = "import sys, h5py, numpy as np\n\
+                with h5py.File(sys.argv[1], 'w') as f:\n\
+                \x20   t = f.create_dataset('t', data=np.arange(16, dtype='i4').reshape(4, 4))\n\
+                \x20   def pts(*k):\n\
+                \x20       m = np.zeros(16, bool)\n\
+                \x20       m[list(k)] = True\n\
+                \x20       return t.regionref[m.reshape(4, 4)]\n\
+                \x20   r = f.create_dataset('r', (4,), dtype=h5py.regionref_dtype)\n\
+                \x20   r[0] = pts(0, 1)\n\
+                \x20   r[1] = pts(3)\n\
+                \x20   r[2] = t.regionref[0:2, 1:3]\n\
+                \x20   r[3] = t.regionref[1:2, 0:3]\n\
+                \x20   t.attrs.create('a', data=[t.regionref[0:1, 0:1], pts(0), t.regionref[2:3, 1:2]],\n\
+                \x20                  dtype=h5py.regionref_dtype)\n";
+    h5_oracle::run(
+        &py,
+        &["-c", make, dir.join("regions.h5").to_str().unwrap()],
+        b"",
+    )
+    .unwrap();
+    let mut all = String::new();
+    for options in [["-r", "-v", "-d"], ["-r", "-v", "-a"]] {
+        let mut args = options.to_vec();
+        args.push("regions.h5");
+        let want = run("h5ls", &args, &dir).expect("h5ls runs");
+        let mut ours = vec!["ls"];
+        ours.extend(&args);
+        let got = run(env!("CARGO_BIN_EXE_h5"), &ours, &dir).expect("h5 ls runs");
+        let text = String::from_utf8_lossy(&want.stdout);
+        all.push_str(&text);
+        assert_eq!(
+            String::from_utf8_lossy(&got.stdout),
+            text,
+            "h5 ls {}",
+            options.join(" ")
+        );
+    }
+    // The file exercises each placement of the brace.
+    for brace in ["DATASET \"/t\"{", "DATASET \"/t\" {", "DATASET \"/t\"  {"] {
+        assert!(all.contains(brace), "no {brace:?} in h5ls's output:\n{all}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -238,16 +238,30 @@ pub fn resolve_shared(
     shared: &SharedMessage,
     depth: usize,
 ) -> Result<Message> {
+    let (flags, offset, bytes) = shared_bytes(file, kind, shared, depth)?;
+    match Message::parse_bytes(kind, flags, &bytes, offset, file.sizes())? {
+        Message::Shared { kind, shared } => resolve_shared(file, kind, &shared, depth + 1),
+        m => Ok(m),
+    }
+}
+
+/// The flags, absolute offset and body of the message a shared message of type `kind` points
+/// at (which may itself be shared); a message in the shared message heap has offset 0.
+pub fn shared_bytes(
+    file: &File,
+    kind: MessageType,
+    shared: &SharedMessage,
+    depth: usize,
+) -> Result<(MessageFlags, u64, Vec<u8>)> {
     ensure!(
         depth < MAX_SHARED_DEPTH,
         LimitExceeded,
         "shared {kind} messages nest more than {MAX_SHARED_DEPTH} deep"
     );
-    let sizes = file.sizes();
-    let msg = match shared.location {
+    Ok(match shared.location {
         SharedLocation::Committed(addr) => {
             let h = read_header(file.raw(), addr)?;
-            let raw = h.messages().find(|m| m.kind == kind).ok_or_else(|| {
+            let m = h.messages().find(|m| m.kind == kind).ok_or_else(|| {
                 Error::new(
                     ErrorKind::Format,
                     format!(
@@ -256,18 +270,13 @@ pub fn resolve_shared(
                     ),
                 )
             })?;
-            raw.decode(sizes)?
+            (m.flags, m.offset, m.data.clone())
         }
         SharedLocation::Heap(id) => {
             let heap = sohm_heap(file, kind)?;
-            let bytes = file.fractal_heap_object(heap, &id)?;
-            Message::parse_bytes(kind, MessageFlags(0), &bytes, 0, sizes)?
+            (MessageFlags(0), 0, file.fractal_heap_object(heap, &id)?)
         }
-    };
-    match msg {
-        Message::Shared { kind, shared } => resolve_shared(file, kind, &shared, depth + 1),
-        m => Ok(m),
-    }
+    })
 }
 
 /// The fractal heap of the shared message index that holds messages of type `kind`.

@@ -18,17 +18,18 @@ use h5_format::chunk_index::fixed_array::FixedArrayHeader;
 use h5_format::free_space::{FreeSpaceHeader, SectionClasses, SectionList};
 use h5_format::heap::fractal::{FractalHeapHeader, IndirectBlock};
 use h5_format::heap::local::LocalHeap;
+use h5_format::message::datatype::library_encoded_size;
 use h5_format::message::fs_info::FileSpaceInfo;
 use h5_format::message::layout::{ChunkIndex, Layout, LayoutClass};
-use h5_format::message::{Message, MessageType};
+use h5_format::message::{Message, MessageFlags, MessageType};
 use h5_format::object_header::{ObjectHeader, Prefix};
 use h5_format::symbol_table::SymbolTableEntry;
-use h5_format::{limits, Addr, Sizes};
+use h5_format::{limits, Addr, Cursor, Sizes};
 
 use crate::error::{ensure, Result};
 use crate::file::File;
 use crate::link::read_v1_node;
-use crate::object::ObjectKind;
+use crate::object::{shared_bytes, ObjectKind};
 
 /// Size and free space of an object header (`H5O_hdr_info_t.space`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -113,6 +114,31 @@ pub fn header_space(h: &ObjectHeader) -> HeaderSpace {
         }
     }
     s
+}
+
+/// The bytes `H5Tencode` gives the datatype of the object whose header is `h` once the
+/// reference library has read it (a committed or shared datatype is followed to its
+/// definition): the encoded message, each nested type with the version it is stored with
+/// (raised where the library's decoder raises it), plus the 2 bytes `H5Tencode` prefixes.
+/// `None` when the header has no datatype message.
+pub fn datatype_encoded_size(file: &File, h: &ObjectHeader) -> Result<Option<u64>> {
+    let Some(m) = h.messages().find(|m| m.kind == MessageType::DATATYPE) else {
+        return Ok(None);
+    };
+    let sizes = file.sizes();
+    let (mut flags, mut offset, mut data) = (m.flags, m.offset, m.data.clone());
+    let mut depth = 0;
+    while flags.has(MessageFlags::SHARED) {
+        match Message::parse_bytes(MessageType::DATATYPE, flags, &data, offset, sizes)? {
+            Message::Shared { shared, .. } => {
+                (flags, offset, data) = shared_bytes(file, MessageType::DATATYPE, &shared, depth)?;
+                depth += 1;
+            }
+            _ => break,
+        }
+    }
+    let mut c = Cursor::new(&data, offset, sizes).in_structure("datatype message");
+    Ok(Some(library_encoded_size(&mut c)? + 2))
 }
 
 /// Bytes of a version 1 B-tree rooted at `addr` (every node at its full size), with the

@@ -720,5 +720,8 @@ fn encode_inner(dt: &Datatype, v: u8, w: &mut Writer) {
     }
 }
 
+mod encoded_size;
+pub use encoded_size::library_encoded_size;
+
 #[cfg(test)]
 mod tests;

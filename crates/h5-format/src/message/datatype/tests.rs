@@ -362,3 +362,49 @@ fn disk_sizes() {
     let arr = ArrayType::new(VarLenType::new(i32le()).into(), &[3]).unwrap();
     assert_eq!(disk_size(&arr.into(), Sizes::DEFAULT), 48);
 }
+
+fn library_size(b: &[u8]) -> Result<u64> {
+    library_encoded_size(&mut Cursor::new(b, 0x100, Sizes::DEFAULT))
+}
+
+#[test]
+fn library_encoded_size_keeps_nested_versions() {
+    // Version 1 compound {int32 a; double b[3]} with an old-style array member: the library
+    // makes "b" a version 2 array and raises the compound to 2 (8 + 8+4+12 + 8+4+(8+4+8+20)).
+    let mut v1 = vec![0x16, 2, 0, 0, 32, 0, 0, 0];
+    v1.extend_from_slice(b"a\0\0\0\0\0\0\0");
+    v1.extend_from_slice(&[0; 32]); // offset 0, rank 0, reserved, permutation, reserved, dims
+    v1.extend_from_slice(&[0x10, 0x08, 0, 0, 4, 0, 0, 0, 0, 0, 32, 0]);
+    v1.extend_from_slice(b"b\0\0\0\0\0\0\0");
+    v1.extend_from_slice(&[8, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    v1.extend_from_slice(&[3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    let f64_v1 = [
+        0x11, 0x20, 0x3f, 0, 8, 0, 0, 0, 0, 0, 64, 0, 52, 11, 0, 52, 0xff, 3, 0, 0,
+    ];
+    v1.extend_from_slice(&f64_v1);
+    assert_eq!(library_size(&v1).unwrap(), 8 + 24 + 52);
+    // Without array members a version 1 compound keeps its layout: the stored size.
+    let mut plain = vec![0x16, 1, 0, 0, 4, 0, 0, 0];
+    plain.extend_from_slice(b"a\0\0\0\0\0\0\0");
+    plain.extend_from_slice(&[0; 32]);
+    plain.extend_from_slice(&[0x10, 0x08, 0, 0, 4, 0, 0, 0, 0, 0, 32, 0]);
+    assert_eq!(library_size(&plain).unwrap(), plain.len() as u64);
+    // A version 2 compound {int32 x[2]; plain c}: the array makes it version 2, but the
+    // nested version 1 compound keeps its 28 extra bytes per member (as h5stat -T counts
+    // tnestedcmpddt.h5).
+    let mut v2 = vec![0x26, 2, 0, 0, 12, 0, 0, 0];
+    v2.extend_from_slice(b"x\0\0\0\0\0\0\0");
+    v2.extend_from_slice(&[0, 0, 0, 0]);
+    v2.extend_from_slice(&[
+        0x2a, 0, 0, 0, 8, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0,
+    ]);
+    v2.extend_from_slice(&[0x10, 0x08, 0, 0, 4, 0, 0, 0, 0, 0, 32, 0]);
+    v2.extend_from_slice(b"c\0\0\0\0\0\0\0");
+    v2.extend_from_slice(&[8, 0, 0, 0]);
+    v2.extend_from_slice(&plain);
+    assert_eq!(library_size(&v2).unwrap(), v2.len() as u64);
+    // Malformed input is an error, never a panic.
+    for n in 0..v2.len() {
+        assert!(library_size(&v2[..n]).is_err(), "{n} bytes");
+    }
+}
