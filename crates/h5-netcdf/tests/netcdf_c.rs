@@ -9,33 +9,13 @@
 //! integer) the values differ; the status agrees.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
 
 use h5_netcdf::{MaskScale, NcFile, NcForm, NcGroup, NcValue, Numeric};
 
 #[path = "support/ours.rs"]
 mod ours;
-
-/// python3 with netCDF4 importable.
-fn netcdf4() -> Option<PathBuf> {
-    let found = (|| {
-        let py = h5_oracle::tool("python3")?;
-        let out = Command::new(&py)
-            .args(["-c", "import netCDF4"])
-            .output()
-            .map_err(|e| e.to_string())?;
-        if out.status.success() {
-            Ok(py)
-        } else {
-            Err(format!(
-                "netCDF4 does not import (cargo xtask install-oracles): {}",
-                String::from_utf8_lossy(&out.stderr).trim()
-            ))
-        }
-    })();
-    h5_oracle::require("netCDF4-python", found)
-}
+use ours::netcdf4;
 
 fn support(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

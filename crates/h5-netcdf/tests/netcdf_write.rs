@@ -5,33 +5,13 @@
 //! dimensions, chunking and filters), and h5-netcdf reads it back.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use h5_netcdf::write::NcWriter;
 use h5_netcdf::{MaskScale, NcFile, NcForm, NcType, NcValue};
 
 #[path = "support/ours.rs"]
 mod ours;
-use ours::{write_ours, write_ours2};
-
-fn netcdf4() -> Option<PathBuf> {
-    let found = (|| {
-        let py = h5_oracle::tool("python3")?;
-        let out = Command::new(&py)
-            .args(["-c", "import netCDF4"])
-            .output()
-            .map_err(|e| e.to_string())?;
-        if out.status.success() {
-            Ok(py)
-        } else {
-            Err(format!(
-                "netCDF4 does not import (cargo xtask install-oracles): {}",
-                String::from_utf8_lossy(&out.stderr).trim()
-            ))
-        }
-    })();
-    h5_oracle::require("netCDF4-python", found)
-}
+use ours::{netcdf4, write_ours, write_ours2};
 
 fn ncdump() -> Option<PathBuf> {
     h5_oracle::require("ncdump", h5_oracle::tool("ncdump"))

@@ -1,7 +1,8 @@
 //! The files of `nc4py_writer.py` (`write`, `write2`), written with h5-netcdf's writer (shared
 //! by tests/netcdf_write.rs and tests/netcdf_c.rs).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use h5_netcdf::write::{NcWriter, Target};
 use h5_netcdf::{NcType, NcValue};
@@ -186,4 +187,25 @@ pub fn write_ours2(path: &Path) -> h5_netcdf::Result<()> {
     w.put_var(mm, &mv)?;
     w.put_vara(gv, &[0, 0], &[1, 3], &[1.0f64, 2.0, 3.0])?;
     w.close()
+}
+
+/// python3 with netCDF4 importable (a missing oracle skips, or fails under
+/// `H5_REQUIRE_ORACLES=1`).
+pub fn netcdf4() -> Option<PathBuf> {
+    let found = (|| {
+        let py = h5_oracle::tool("python3")?;
+        let out = Command::new(&py)
+            .args(["-c", "import netCDF4"])
+            .output()
+            .map_err(|e| e.to_string())?;
+        if out.status.success() {
+            Ok(py)
+        } else {
+            Err(format!(
+                "netCDF4 does not import (cargo xtask install-oracles): {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ))
+        }
+    })();
+    h5_oracle::require("netCDF4-python", found)
 }
