@@ -1,29 +1,83 @@
-//! Deep comparison of two datasets or two files, as h5diff does it: element by element under
-//! a tolerance (`-d` absolute, `-p` relative, `--use-system-epsilon`), with h5diff's NaN
-//! rules (`--nan` off: two NaNs are equal, a NaN and a number differ), a cap on the number
-//! of differences counted (`-n`), and structured results (counts, paths, positions,
-//! values) instead of a report. `h5 diff` prints its report from the same decisions
-//! ([`compare_numbers`]).
+//! Deep comparison of two files, groups or datasets, as h5diff does it.
+//!
+//! Two levels:
+//!
+//! - [`compare_sources`] (and [`diff_files`] for two open files) is h5diff's whole comparison:
+//!   the traversal of two files or groups with object pairing by relative path, excluded
+//!   paths, symbolic links followed or compared by value, dangling links, named datatypes,
+//!   groups, the attributes of every pair, and the values of every datatype class (numbers
+//!   under the tolerances with h5diff's NaN rules, strings, enumerations, compounds, arrays,
+//!   variable-length sequences, object references by the datasets they point at, region
+//!   references by their selections, bitfields and opaque values). It tells each finding to a
+//!   [`Reporter`] as an [`Event`] (element differences with their positions and values,
+//!   reasons objects are not comparable, warnings), and returns a [`Summary`]: per-object
+//!   outcomes, totals and the exit status (0 same, 1 different, 2 error). `h5 diff` prints
+//!   its report from those events.
+//! - [`compare_datasets`] and [`compare_files`]: two datasets' values, or the datasets two
+//!   files hold at the same paths, with structured results (counts, paths, positions, values).
 //!
 //! ```no_run
 //! # fn main() -> h5_io::Result<()> {
-//! use h5_io::compare::{compare_files, CompareOptions};
+//! use h5_io::compare::{diff_files, CompareOptions, DiffOptions, Event};
 //! let (a, b) = (h5_io::File::open("a.h5")?, h5_io::File::open("b.h5")?);
-//! let opts = CompareOptions { delta: Some(1e-6), ..CompareOptions::default() };
-//! let report = compare_files(&a, &b, &opts)?;
-//! for d in &report.datasets {
-//!     println!("{}: {} differences", d.path, d.comparison.differences);
+//! let opts = DiffOptions {
+//!     values: CompareOptions { delta: Some(1e-6), ..CompareOptions::default() },
+//!     ..DiffOptions::default()
+//! };
+//! let mut differences = 0;
+//! let summary = diff_files(&a, &b, (None, None), &opts, &mut |e: Event<'_>| {
+//!     if let Event::Difference { .. } = e {
+//!         differences += 1;
+//!     }
+//! });
+//! for o in &summary.objects {
+//!     println!("{} and {}: {:?}", o.first, o.second, o.outcome);
 //! }
-//! # Ok(()) }
+//! std::process::exit(summary.exit_status());
+//! # }
 //! ```
 
+mod attributes;
+mod file_source;
+mod report;
+mod source;
+mod values;
+mod walk;
+
+pub use file_source::FileSource;
+pub use report::{
+    position, AttributeResult, ElementDifference, Event, NotComparable, ObjectResult, Outcome,
+    PairRow, Reporter, Silent, Summary, Warning,
+};
+pub use source::{
+    AttributeInfo, DatasetInfo, ObjectId, ObjectType, RefTarget, Region, Source, SourceRef,
+};
+pub use values::Subset;
+pub use walk::{compare_sources, DiffOptions};
+
+/// [`compare_sources`] of two open files.
+pub fn diff_files(
+    first: &File,
+    second: &File,
+    names: (Option<&str>, Option<&str>),
+    o: &DiffOptions,
+    report: &mut dyn Reporter,
+) -> Summary {
+    compare_sources(
+        FileSource::shared(first.clone()),
+        FileSource::shared(second.clone()),
+        names,
+        o,
+        report,
+    )
+}
+
 use h5_types::compose::decode_int;
-use h5_types::{ByteOrder, Datatype, FloatType, Norm, StrPad};
+use h5_types::{ByteOrder, Datatype, FloatType, Norm};
 
 use crate::dataset::Dataset;
 use crate::file::File;
 use crate::object::ObjectKind;
-use crate::selection::{Dataspace, MemoryMap, Selection};
 use crate::Result;
 
 /// How values are compared (h5diff's `-d`, `-p`, `--use-system-epsilon`, `--nan`, `-n`).
@@ -250,10 +304,12 @@ pub struct Difference {
 /// A compared value: a number, or a character of a string.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Value {
-    /// A number (or a member or array element that is one).
+    /// A number (or a member or array element that is one, or an enumeration's value).
     Number(Number),
-    /// A character of a fixed-length string (0 past its end).
+    /// A character of a string (0 past its end).
     Char(u8),
+    /// A reference (one of the two is null).
+    Reference,
 }
 
 /// How two compared values differ.
@@ -263,13 +319,17 @@ pub enum DifferenceKind {
     Number(NumberDifference),
     /// Characters at the same position of two strings that differ.
     Char,
+    /// Enumeration values of different names (or without one).
+    Enum,
+    /// One reference is null and the other is not.
+    NullReference,
 }
 
 /// The comparison of two datasets.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DatasetComparison {
-    /// Why the two could not be compared (different classes, shapes or signs, variable-length
-    /// values); `None` when they were.
+    /// Why the two could not be compared (different classes, shapes or signs, no storage:
+    /// a [`NotComparable`] in words); `None` when they were.
     pub not_comparable: Option<String>,
     /// Whether the two are stored with different datatypes (compared all the same).
     pub different_types: bool,
@@ -279,101 +339,74 @@ pub struct DatasetComparison {
     pub details: Vec<Difference>,
 }
 
-/// Compare the values of two datasets element by element, in bounded memory (a strip of
-/// rows at a time). Atomic numbers (integers, floats, enumerations) compare under `o`;
-/// compounds member by member and arrays element by element (each pair counts);
-/// fixed-length strings character by character.
+/// Compare the values of two datasets element by element as h5diff compares two named
+/// datasets (without their attributes), in bounded memory (a strip of rows at a time):
+/// numbers (integers, floats, bitfield and opaque bytes) under `o`, enumerations by name,
+/// compounds member by member and arrays element by element (each pair counts), strings
+/// character by character, variable-length sequences element by element, references by what
+/// they point at.
 pub fn compare_datasets(a: &Dataset, b: &Dataset, o: &CompareOptions) -> Result<DatasetComparison> {
-    let mut out = DatasetComparison::default();
-    let (dt1, dt2) = (a.datatype(), b.datatype());
-    if let Some(why) = not_comparable(dt1, dt2, &a.shape(), &b.shape()) {
-        out.not_comparable = Some(why);
-        return Ok(out);
-    }
-    out.different_types = dt1 != dt2;
-    if matches!(a.dataspace(), Dataspace::Null) {
-        return Ok(out);
-    }
-    let dims = a.shape();
-    let esize = dt1.size().max(dt2.size()).max(1) as u64;
-    // Rows of the first dimension, about a megabyte at a time.
-    let row: u64 = dims.iter().skip(1).product::<u64>().max(1);
-    let per = ((1u64 << 20) / esize.saturating_mul(row)).max(1);
-    let rows = dims.first().copied().unwrap_or(1);
-    let mut first_row = 0u64;
-    let mut cmp = Walk {
-        o,
-        dims: &dims,
-        out: &mut out,
+    let mut out = DatasetComparison {
+        different_types: a.datatype() != b.datatype(),
+        ..DatasetComparison::default()
     };
-    while first_row < rows {
-        if cmp.full() {
-            break;
+    let dims = a.shape();
+    let (details, keep) = (&mut out.details, o.keep_details);
+    // Only the differences of these two datasets' own values (not of datasets their
+    // references point at) are kept.
+    let mut depth = 0usize;
+    let mut collect = |e: Event<'_>| match e {
+        Event::ValuesBegin { .. } => depth += 1,
+        Event::ValuesEnd => depth = depth.saturating_sub(1),
+        Event::Difference { index, difference } if depth == 1 && details.len() < keep => {
+            let (first, second, kind) = match difference {
+                ElementDifference::Number {
+                    first,
+                    second,
+                    kind,
+                } => (
+                    Value::Number(first),
+                    Value::Number(second),
+                    DifferenceKind::Number(kind),
+                ),
+                ElementDifference::Char { first, second, .. } => (
+                    Value::Char(first),
+                    Value::Char(second),
+                    DifferenceKind::Char,
+                ),
+                ElementDifference::Enum { values, .. } => (
+                    Value::Number(values.0),
+                    Value::Number(values.1),
+                    DifferenceKind::Enum,
+                ),
+                ElementDifference::NullReference => (
+                    Value::Reference,
+                    Value::Reference,
+                    DifferenceKind::NullReference,
+                ),
+            };
+            details.push(Difference {
+                position: position(index, &dims),
+                first,
+                second,
+                kind,
+            });
         }
-        let n = per.min(rows - first_row);
-        let read = |d: &Dataset| -> Result<Vec<u8>> {
-            if dims.is_empty() {
-                return d.read_raw_selection(&Selection::All, &MemoryMap::packed(1));
-            }
-            let mut start = vec![0u64; dims.len()];
-            start[0] = first_row;
-            let mut count = dims.clone();
-            count[0] = n;
-            let sel = Selection::hyperslab(d.dataspace(), &start, None, &count, None)?;
-            d.read_raw_selection(&sel, &MemoryMap::packed(n * row))
-        };
-        let (b1, b2) = (read(a)?, read(b)?);
-        if !(b1 == b2 && dt1 == dt2) {
-            let (s1, s2) = (dt1.size().max(1), dt2.size().max(1));
-            let count = (b1.len() / s1).min(b2.len() / s2);
-            for i in 0..count {
-                if cmp.full() {
-                    break;
-                }
-                let idx = first_row * row + i as u64;
-                cmp.datum(
-                    dt1,
-                    dt2,
-                    &b1[i * s1..(i + 1) * s1],
-                    &b2[i * s2..(i + 1) * s2],
-                    idx,
-                );
-            }
-        }
-        first_row += n;
-    }
+        _ => {}
+    };
+    let (s1, s2) = (
+        FileSource::new(a.file().clone()),
+        FileSource::new(b.file().clone()),
+    );
+    let (n, why) = walk::compare_values(
+        (&s1, a.location().addr.0),
+        (&s2, b.location().addr.0),
+        o,
+        &mut collect,
+    )?;
+    out.differences = n;
+    out.not_comparable = why.map(|w| w.to_string());
     Ok(out)
-}
-
-/// Why two datasets of these types and shapes cannot be compared value by value.
-fn not_comparable(dt1: &Datatype, dt2: &Datatype, d1: &[u64], d2: &[u64]) -> Option<String> {
-    if std::mem::discriminant(dt1) != std::mem::discriminant(dt2) {
-        return Some("the datatypes are of different classes".into());
-    }
-    if d1 != d2 {
-        return Some(format!("different dimensions {d1:?} and {d2:?}"));
-    }
-    if dt1.has_variable_length() || dt2.has_variable_length() {
-        return Some("variable-length values are not compared".into());
-    }
-    match (dt1, dt2) {
-        (Datatype::Integer(x), Datatype::Integer(y)) if x.is_signed() != y.is_signed() => {
-            Some("one integer type is signed and the other is not".into())
-        }
-        (Datatype::Time(_), _) => Some("time values are not compared".into()),
-        (Datatype::Reference(_), _) => Some("references are not compared".into()),
-        (Datatype::Compound(x), Datatype::Compound(y)) => {
-            if x.members().len() != y.members().len() {
-                return Some("the compounds have different numbers of members".into());
-            }
-            x.members()
-                .iter()
-                .zip(y.members())
-                .find_map(|(m, n)| not_comparable(m.datatype(), n.datatype(), &[], &[]))
-        }
-        (Datatype::Array(x), Datatype::Array(y)) => not_comparable(x.base(), y.base(), &[], &[]),
-        _ => None,
-    }
 }
 
 /// The characters at which two strings differ, position by position (the shorter one
@@ -421,95 +454,6 @@ pub fn leaf_pairs(dt1: &Datatype, dt2: &Datatype, x: &[u8], y: &[u8], visit: &mu
             }
         }
         _ => visit(dt1, dt2, x, y),
-    }
-}
-
-/// The running comparison of one dataset.
-struct Walk<'a> {
-    o: &'a CompareOptions,
-    dims: &'a [u64],
-    out: &'a mut DatasetComparison,
-}
-
-impl Walk<'_> {
-    fn full(&self) -> bool {
-        self.o
-            .max_differences
-            .is_some_and(|c| self.out.differences >= c)
-    }
-
-    fn found(&mut self, idx: u64, first: Value, second: Value, kind: DifferenceKind) {
-        self.out.differences += 1;
-        if self.out.details.len() < self.o.keep_details {
-            let mut position = vec![0u64; self.dims.len()];
-            let mut rest = idx;
-            for (p, &d) in position.iter_mut().zip(self.dims).rev() {
-                let d = d.max(1);
-                *p = rest % d;
-                rest /= d;
-            }
-            self.out.details.push(Difference {
-                position,
-                first,
-                second,
-                kind,
-            });
-        }
-    }
-
-    fn numbers(&mut self, idx: u64, a: Number, b: Number) {
-        if let Some(k) = compare_numbers(a, b, self.o) {
-            self.found(
-                idx,
-                Value::Number(a),
-                Value::Number(b),
-                DifferenceKind::Number(k),
-            );
-        }
-    }
-
-    fn datum(&mut self, dt1: &Datatype, dt2: &Datatype, x: &[u8], y: &[u8], idx: u64) {
-        if self.full() {
-            return;
-        }
-        match (dt1, dt2) {
-            (Datatype::Compound(_), Datatype::Compound(_))
-            | (Datatype::Array(_), Datatype::Array(_)) => {
-                leaf_pairs(dt1, dt2, x, y, &mut |d1, d2, a, b| {
-                    self.datum(d1, d2, a, b, idx)
-                });
-            }
-            (Datatype::String(t1), Datatype::String(_)) => {
-                let cut = |v: &[u8]| -> usize {
-                    if t1.pad() == StrPad::NullTerm {
-                        v.iter().position(|&c| c == 0).unwrap_or(v.len())
-                    } else {
-                        v.len()
-                    }
-                };
-                for (ca, cb) in char_differences(&x[..cut(x)], &y[..cut(y)]) {
-                    if self.full() {
-                        break;
-                    }
-                    self.found(idx, Value::Char(ca), Value::Char(cb), DifferenceKind::Char);
-                }
-            }
-            (Datatype::Bitfield(_), Datatype::Bitfield(_))
-            | (Datatype::Opaque(_), Datatype::Opaque(_)) => {
-                for (a, b) in x.iter().zip(y) {
-                    self.numbers(
-                        idx,
-                        Number::Int(i128::from(*a)),
-                        Number::Int(i128::from(*b)),
-                    );
-                }
-            }
-            _ => {
-                if let (Some(a), Some(b)) = (Number::decode(dt1, x), Number::decode(dt2, y)) {
-                    self.numbers(idx, a, b);
-                }
-            }
-        }
     }
 }
 
