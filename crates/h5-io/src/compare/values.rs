@@ -315,7 +315,11 @@ impl Engine<'_, '_> {
                 }
                 let t1 = f1.dereference(dt1, x).ok().flatten();
                 let t2 = f2.dereference(dt2, y).ok().flatten();
+                // What the references point at not being comparable makes the whole
+                // comparison "some objects are not comparable", not this pair.
+                let own = self.reason.take();
                 e.nfound += self.reference(f1, f2, r1.kind(), t1, t2);
+                self.reason = own;
             }
             _ => {
                 if let (Some(a), Some(b)) = (Number::decode(dt1, x), Number::decode(dt2, y)) {
@@ -388,8 +392,7 @@ impl Engine<'_, '_> {
             || p1.as_ref().map(Vec::len) != p2.as_ref().map(Vec::len)
             || nd != ndims(s2)
         {
-            self.st.not_cmp = true;
-            self.reason = Some(NotComparable::Regions);
+            self.not_comparable("", "", NotComparable::Regions);
             return 0;
         }
         let (mut nb, mut np) = (0u64, 0u64);
