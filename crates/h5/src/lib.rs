@@ -185,6 +185,14 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod attribute;
+/// h5diff's deep compare of two files, groups or datasets as library API (the low-level
+/// reader's `compare` module, also reachable as [`low_level::io::compare`]):
+/// [`compare::diff_files`] with files' readers ([`File::inner`]), the options h5diff's
+/// command line sets ([`compare::DiffOptions`]), each finding as a [`compare::Event`] and a
+/// [`compare::Summary`] with per-object outcomes and the exit status.
+pub mod compare {
+    pub use h5_io::compare::*;
+}
 mod dataset;
 mod error;
 mod file;
