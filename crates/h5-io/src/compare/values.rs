@@ -392,7 +392,8 @@ impl Engine<'_, '_> {
             || p1.as_ref().map(Vec::len) != p2.as_ref().map(Vec::len)
             || nd != ndims(s2)
         {
-            self.not_comparable("", "", NotComparable::Regions);
+            let (n1, n2) = self.names.clone();
+            self.not_comparable(&n1, &n2, NotComparable::Regions);
             return 0;
         }
         let (mut nb, mut np) = (0u64, 0u64);
