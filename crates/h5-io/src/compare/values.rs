@@ -100,6 +100,98 @@ impl Subset {
     }
 }
 
+/// How many bytes of each dataset one strip reads at the most (unless one element is larger).
+const STRIP_BYTES: u64 = 1 << 22;
+
+/// One strip of a row-major array: a hyperslab whose elements are consecutive.
+#[derive(Debug, PartialEq)]
+struct Strip {
+    start: Vec<u64>,
+    count: Vec<u64>,
+    /// The row-major index of its first element.
+    first: u64,
+}
+
+/// The strips of an array of dimensions `dims`, in order, each of at most `budget` elements
+/// (at least one): the axis `split` is the outermost whose inner axes fit in the budget
+/// whole; a strip is a run along it (of whole inner hyperslabs) at one index of the outer
+/// axes. A scalar array is one strip; an array with an empty dimension has none.
+struct Strips {
+    dims: Vec<u64>,
+    split: usize,
+    /// How many indices along `split` a strip takes.
+    step: u64,
+    /// The start of the next strip (`None` when done).
+    next: Option<Vec<u64>>,
+}
+
+impl Strips {
+    fn new(dims: &[u64], budget: u64) -> Strips {
+        let mut split = dims.len().saturating_sub(1);
+        let mut inner = 1u64;
+        while split > 0 {
+            let wider = inner.saturating_mul(dims[split]);
+            if wider > budget {
+                break;
+            }
+            inner = wider;
+            split -= 1;
+        }
+        let step = (budget / inner.max(1)).max(1);
+        let next = (!dims.contains(&0)).then(|| vec![0u64; dims.len()]);
+        Strips {
+            dims: dims.to_vec(),
+            split,
+            step,
+            next,
+        }
+    }
+}
+
+impl Iterator for Strips {
+    type Item = Strip;
+
+    fn next(&mut self) -> Option<Strip> {
+        let start = self.next.take()?;
+        if self.dims.is_empty() {
+            return Some(Strip {
+                start: Vec::new(),
+                count: Vec::new(),
+                first: 0,
+            });
+        }
+        let s = self.split;
+        let mut count = vec![1u64; self.dims.len()];
+        count[s] = self.step.min(self.dims[s] - start[s]);
+        count[s + 1..].copy_from_slice(&self.dims[s + 1..]);
+        let first = start.iter().zip(&self.dims).fold(0u64, |acc, (&i, &d)| {
+            acc.saturating_mul(d).saturating_add(i)
+        });
+        // The next start: further along `split`, else the next index of the outer axes.
+        let mut next = start.clone();
+        next[s] += count[s];
+        let mut axis = s;
+        while next[axis] >= self.dims[axis] {
+            if axis == 0 {
+                return Some(Strip {
+                    start,
+                    count,
+                    first,
+                });
+            }
+            next[axis] = 0;
+            axis -= 1;
+            next[axis] += 1;
+        }
+        self.next = Some(next);
+        Some(Strip {
+            start,
+            count,
+            first,
+        })
+    }
+}
+
 /// The running count of one comparison of values (`diff_array`'s).
 pub(super) struct Elements {
     nfound: u64,
@@ -640,36 +732,22 @@ impl Engine<'_, '_> {
             }
             _ => (dt1, dt2),
         };
-        const STRIP_BYTES: u64 = 1 << 22;
         let esize = dt1.size().max(dt2.size()).max(1) as u64;
-        let row: u64 = dims.iter().skip(1).product::<u64>();
-        let rows = dims.first().copied().unwrap_or(1);
-        let per = (STRIP_BYTES / esize.saturating_mul(row.max(1))).max(1);
-        let mut at = 0u64;
-        while at < rows {
+        for strip in Strips::new(dims, (STRIP_BYTES / esize).max(1)) {
             if e.full() {
                 break;
             }
-            let n = per.min(rows - at);
-            let (start, count) = if dims.is_empty() {
-                (Vec::new(), Vec::new())
-            } else {
-                let mut start = vec![0u64; dims.len()];
-                start[0] = at;
-                let mut count = dims.to_vec();
-                count[0] = n;
-                (start, count)
-            };
-            let (Ok(b1), Ok(b2)) = (f1.read(id1, &start, &count), f2.read(id2, &start, &count))
-            else {
+            let (Ok(b1), Ok(b2)) = (
+                f1.read(id1, &strip.start, &strip.count),
+                f2.read(id2, &strip.start, &strip.count),
+            ) else {
                 self.st.error = true;
                 return;
             };
-            at += n;
             if is_atomic(dt1) && dt1 == dt2 && b1 == b2 {
                 continue;
             }
-            self.elements(f1, f2, cmp1, cmp2, &b1, &b2, (at - n) * row.max(1), e);
+            self.elements(f1, f2, cmp1, cmp2, &b1, &b2, strip.first, e);
         }
     }
 
@@ -760,5 +838,43 @@ impl Elements {
     /// The differences counted.
     pub(super) fn found(&self) -> u64 {
         self.nfound
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Strip, Strips};
+
+    #[test]
+    fn strips_cover_an_array_in_order_within_the_budget() {
+        // Rows of 10 fit a budget of 25 twice: runs of two rows.
+        let s: Vec<Strip> = Strips::new(&[5, 10], 25).collect();
+        let got: Vec<(Vec<u64>, Vec<u64>, u64)> =
+            s.into_iter().map(|s| (s.start, s.count, s.first)).collect();
+        assert_eq!(
+            got,
+            vec![
+                (vec![0, 0], vec![2, 10], 0),
+                (vec![2, 0], vec![2, 10], 20),
+                (vec![4, 0], vec![1, 10], 40),
+            ]
+        );
+        // A row larger than the budget: runs along the last axis, row by row.
+        let s: Vec<Strip> = Strips::new(&[2, 3, 7], 4).collect();
+        assert_eq!(s.len(), 12);
+        assert_eq!(
+            (s[1].start.clone(), s[1].count.clone()),
+            (vec![0, 0, 4], vec![1, 1, 3])
+        );
+        assert_eq!((s[2].start.clone(), s[2].first), (vec![0, 1, 0], 7));
+        let total: u64 = s.iter().map(|s| s.count.iter().product::<u64>()).sum();
+        assert_eq!(total, 42);
+        assert!(s
+            .windows(2)
+            .all(|w| w[0].first + w[0].count.iter().product::<u64>() == w[1].first));
+        // Scalar: one strip; an empty dimension: none; all of it within the budget: one.
+        assert_eq!(Strips::new(&[], 4).count(), 1);
+        assert_eq!(Strips::new(&[3, 0], 4).count(), 0);
+        assert_eq!(Strips::new(&[3, 4], 100).count(), 1);
     }
 }
