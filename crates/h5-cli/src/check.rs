@@ -8,7 +8,7 @@ use h5::format::message::filter_pipeline::FilterPipeline;
 use h5::format::walk::{self, ChunkDecoder, Options};
 use h5::io::filter::{decode_chunk, ChunkInfo};
 
-const USAGE: &str = "usage: h5 check [-v] FILE";
+const USAGE: &str = "usage: h5 check [-v|--verbose] FILE";
 
 /// Run `h5 check` with the arguments after the command name; returns the exit status.
 pub fn run(args: &[String]) -> i32 {

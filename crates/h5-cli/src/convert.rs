@@ -18,6 +18,11 @@ pub fn main(args: &[String]) -> i32 {
         println!("{USAGE}");
         return 0;
     }
+    // No options but help; DDL texts and counts never start with `-`.
+    if let Some(bad) = args.iter().find(|a| a.starts_with('-')) {
+        eprintln!("h5 convert: unknown option {bad}\n{USAGE}");
+        return 2;
+    }
     let [src, dst, n] = args else {
         eprintln!("{USAGE}");
         return 2;

@@ -114,6 +114,7 @@ fn parse(args: &[String]) -> Parsed {
                 .map(|&(_, arg, c)| (arg, c))
         },
         missing_is_error: true,
+        get_option: false,
     };
     while i < args.len() {
         let opts = match rules.scan(args, &mut i) {

@@ -41,7 +41,8 @@ pub fn run(args: &[String]) -> i32 {
                 return 0;
             }
             "--" if !only_positional => only_positional = true,
-            s if s.starts_with("--") && !only_positional => {
+            // `-` alone is standard input; DDL text never starts with `-`.
+            s if s.starts_with('-') && s.len() > 1 && !only_positional => {
                 eprintln!("h5 dtype: unknown option {s}\n{USAGE}");
                 return 2;
             }

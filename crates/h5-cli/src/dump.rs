@@ -14,6 +14,7 @@ pub mod xml;
 
 use std::io::Write;
 
+use crate::getopt::{self, Arg, Rules, Scanner};
 use ddl::{Dumper, Opts, Subset, COL};
 use model::{DumpFile, IndexOrder, LinkTarget, ObjId, ObjKind};
 use render::Dest;
@@ -87,167 +88,67 @@ pub enum Parsed {
     Exit(String, String, i32),
 }
 
+/// h5dump's short options, as a `get_option` specification ([`getopt::spec_arg`]).
 const SHORT: &str = "a:b*c:d:ef:g:hik:l:m:n*o*pq:rs:t:uvw:xyz:A*BCD:E*F:G:HM:N:O*RS:VX:";
-const LONG: &[(&str, u8, char)] = &[
-    ("attribute", 1, 'a'),
-    ("binary", 2, 'b'),
-    ("count", 1, 'c'),
-    ("dataset", 1, 'd'),
-    ("escape", 0, 'e'),
-    ("filedriver", 1, 'f'),
-    ("group", 1, 'g'),
-    ("help", 0, OPT_LONG_HELP),
-    ("object-ids", 0, 'i'),
-    ("block", 1, 'k'),
-    ("soft-link", 1, 'l'),
-    ("format", 1, 'm'),
-    ("contents", 2, 'n'),
-    ("output", 2, 'o'),
-    ("properties", 0, 'p'),
-    ("sort_by", 1, 'q'),
-    ("string", 0, 'r'),
-    ("start", 1, 's'),
-    ("datatype", 1, 't'),
-    ("use-dtd", 0, 'u'),
-    ("vds-view-first-missing", 0, 'v'),
-    ("width", 1, 'w'),
-    ("xml", 0, 'x'),
-    ("noindex", 0, 'y'),
-    ("sort_order", 1, 'z'),
-    ("onlyattr", 2, 'A'),
-    ("superblock", 0, 'B'),
-    ("boot-block", 0, 'B'),
-    ("no-compact-subset", 0, 'C'),
-    ("xml-dtd", 1, 'D'),
-    ("enable-error-stack", 2, 'E'),
-    ("form", 1, 'F'),
-    ("vds-gap-size", 1, 'G'),
-    ("header", 0, 'H'),
-    ("packed-bits", 1, 'M'),
-    ("any_path", 1, 'N'),
-    ("ddl", 2, 'O'),
-    ("region", 0, 'R'),
-    ("stride", 1, 'S'),
-    ("version", 0, 'V'),
-    ("xml-ns", 1, 'X'),
-    ("s3-cred", 1, '$'),
-    ("hdfs-attrs", 1, '#'),
-    ("vfd-value", 1, '4'),
-    ("vfd-name", 1, '5'),
-    ("vfd-info", 1, '6'),
-    ("compat", 1, OPT_COMPAT),
+/// h5dump's long options (whole names only): name, argument, the short option it stands for.
+const LONG: &[(&str, Arg, char)] = &[
+    ("attribute", Arg::Required, 'a'),
+    ("binary", Arg::Optional, 'b'),
+    ("count", Arg::Required, 'c'),
+    ("dataset", Arg::Required, 'd'),
+    ("escape", Arg::No, 'e'),
+    ("filedriver", Arg::Required, 'f'),
+    ("group", Arg::Required, 'g'),
+    ("help", Arg::No, OPT_LONG_HELP),
+    ("object-ids", Arg::No, 'i'),
+    ("block", Arg::Required, 'k'),
+    ("soft-link", Arg::Required, 'l'),
+    ("format", Arg::Required, 'm'),
+    ("contents", Arg::Optional, 'n'),
+    ("output", Arg::Optional, 'o'),
+    ("properties", Arg::No, 'p'),
+    ("sort_by", Arg::Required, 'q'),
+    ("string", Arg::No, 'r'),
+    ("start", Arg::Required, 's'),
+    ("datatype", Arg::Required, 't'),
+    ("use-dtd", Arg::No, 'u'),
+    ("vds-view-first-missing", Arg::No, 'v'),
+    ("width", Arg::Required, 'w'),
+    ("xml", Arg::No, 'x'),
+    ("noindex", Arg::No, 'y'),
+    ("sort_order", Arg::Required, 'z'),
+    ("onlyattr", Arg::Optional, 'A'),
+    ("superblock", Arg::No, 'B'),
+    ("boot-block", Arg::No, 'B'),
+    ("no-compact-subset", Arg::No, 'C'),
+    ("xml-dtd", Arg::Required, 'D'),
+    ("enable-error-stack", Arg::Optional, 'E'),
+    ("form", Arg::Required, 'F'),
+    ("vds-gap-size", Arg::Required, 'G'),
+    ("header", Arg::No, 'H'),
+    ("packed-bits", Arg::Required, 'M'),
+    ("any_path", Arg::Required, 'N'),
+    ("ddl", Arg::Optional, 'O'),
+    ("region", Arg::No, 'R'),
+    ("stride", Arg::Required, 'S'),
+    ("version", Arg::No, 'V'),
+    ("xml-ns", Arg::Required, 'X'),
+    ("s3-cred", Arg::Required, '$'),
+    ("hdfs-attrs", Arg::Required, '#'),
+    ("vfd-value", Arg::Required, '4'),
+    ("vfd-name", Arg::Required, '5'),
+    ("vfd-info", Arg::Required, '6'),
+    ("compat", Arg::Required, OPT_COMPAT),
 ];
 
-/// A getopt with h5dump's rules (`H5_get_option`).
-struct GetOpt<'a> {
-    argv: &'a [String],
-    optind: usize,
-    sp: usize,
-    optarg: Option<String>,
-    err: String,
-}
-
-impl GetOpt<'_> {
-    fn next(&mut self) -> Option<char> {
-        let argv = self.argv;
-        if self.sp == 1 {
-            let a = argv.get(self.optind)?;
-            if !a.starts_with('-') || a.len() == 1 {
-                return None;
-            }
-            if a == "--" {
-                self.optind += 1;
-                return None;
-            }
-        }
-        let cur = argv.get(self.optind)?.clone();
-        if self.sp == 1 && cur.starts_with("--") {
-            let body = &cur[2..];
-            let (name, val) = match body.find('=') {
-                Some(i) => (&body[..i], Some(body[i + 1..].to_string())),
-                None => (body, None),
-            };
-            self.optarg = val;
-            let mut opt = '?';
-            match LONG.iter().find(|(n, _, _)| *n == name) {
-                Some(&(_, has_arg, short)) => {
-                    opt = short;
-                    if has_arg != 0 {
-                        if self.optarg.is_none()
-                            && has_arg == 1
-                            && self.optind + 1 < argv.len()
-                            && !argv[self.optind + 1].starts_with('-')
-                        {
-                            self.optind += 1;
-                            self.optarg = Some(argv[self.optind].clone());
-                        }
-                    } else if self.optarg.is_some() {
-                        self.err.push_str(&format!(
-                            "h5dump: no option required for \"{}\" flag\n",
-                            name
-                        ));
-                        opt = '?';
-                    }
-                }
-                None => {
-                    self.err
-                        .push_str(&format!("h5dump: unknown option \"{}\"\n", name));
-                }
-            }
-            self.optind += 1;
-            self.sp = 1;
-            return Some(opt);
-        }
-        let bytes = cur.as_bytes();
-        let c = bytes.get(self.sp).copied().unwrap_or(b'?') as char;
-        let pos = if c == ':' { None } else { SHORT.find(c) };
-        let Some(pos) = pos else {
-            self.err
-                .push_str(&format!("h5dump: unknown option \"{}\"\n", c));
-            self.sp += 1;
-            if self.sp >= bytes.len() {
-                self.optind += 1;
-                self.sp = 1;
-            }
-            return Some('?');
-        };
-        let kind = SHORT.as_bytes().get(pos + 1).copied();
-        let mut opt = c;
-        if kind == Some(b':') {
-            if self.sp + 1 < bytes.len() {
-                self.optarg = Some(cur[self.sp + 1..].to_string());
-                self.optind += 1;
-            } else {
-                self.optind += 1;
-                if self.optind >= argv.len() {
-                    self.err
-                        .push_str(&format!("h5dump: value expected for option \"{}\"\n", c));
-                    opt = '?';
-                } else {
-                    self.optarg = Some(argv[self.optind].clone());
-                    self.optind += 1;
-                }
-            }
-            self.sp = 1;
-        } else if kind == Some(b'*') {
-            self.optind += 1;
-            if self.optind + 1 < argv.len() && !argv[self.optind].starts_with('-') {
-                self.optarg = Some(argv[self.optind].clone());
-                self.optind += 1;
-            } else {
-                self.optarg = None;
-            }
-        } else {
-            self.sp += 1;
-            if self.sp >= bytes.len() {
-                self.optind += 1;
-                self.sp = 1;
-            }
-            self.optarg = None;
-        }
-        Some(opt)
-    }
-}
+/// h5dump's `get_option` rules: a short option's missing argument is an error, a long
+/// option's is not; scanning stops at the first file name.
+const RULES: Rules = Rules {
+    short: |c| getopt::spec_arg(SHORT, c),
+    long: |name| getopt::whole_name(LONG, name),
+    missing_is_error: true,
+    get_option: true,
+};
 
 fn parse_list(s: &str) -> Vec<u64> {
     s.split(|c: char| !c.is_ascii_digit())
@@ -286,19 +187,17 @@ pub fn parse(args: &[String]) -> Parsed {
         return usage_exit(String::new());
     }
     let mut cmd = Command::default();
-    let mut g = GetOpt {
-        argv: args,
-        optind: 0,
-        sp: 1,
-        optarg: None,
-        err: String::new(),
-    };
+    let mut g = Scanner::new(&RULES, args);
     let mut last_was_dset = false;
     // `--vfd-info`, and whether the driver was named by `--vfd-value`.
     let (mut vfd_info, mut vfd_by_value) = (None, false);
     let mut pending = g.next();
-    while let Some(opt) = pending {
-        let arg = g.optarg.clone();
+    while let Some(next) = pending {
+        let (opt, arg) = match next {
+            Ok(o) => o,
+            // What get_option says of a bad option, and h5dump's usage.
+            Err(bad) => return usage_exit(bad.message("h5dump")),
+        };
         match opt {
             'R' => cmd.opts.display_region = true,
             'B' => {
@@ -336,7 +235,7 @@ pub fn parse(args: &[String]) -> Parsed {
             'r' => cmd.opts.display_char = true,
             'V' => {
                 cmd.version = true;
-                return Parsed::Exit("h5dump: Version 1.10.8\n".into(), g.err, 0);
+                return Parsed::Exit("h5dump: Version 1.10.8\n".into(), String::new(), 0);
             }
             'w' => {
                 let n: i64 = arg.as_deref().map(atoi).unwrap_or(0);
@@ -404,7 +303,7 @@ pub fn parse(args: &[String]) -> Parsed {
             'b' => {
                 let form = arg.unwrap_or_else(|| "NATIVE".into());
                 if !matches!(form.as_str(), "NATIVE" | "MEMORY" | "FILE" | "LE" | "BE") {
-                    return usage_exit(g.err);
+                    return usage_exit(String::new());
                 }
                 cmd.binary = Some(form.clone());
                 cmd.opts.binary = Some(form);
@@ -417,20 +316,19 @@ pub fn parse(args: &[String]) -> Parsed {
             'q' => match arg.as_deref() {
                 Some("name") => cmd.opts.sort_by = IndexOrder::Name,
                 Some("creation_order") => cmd.opts.sort_by = IndexOrder::Creation,
-                _ => return usage_exit(g.err),
+                _ => return usage_exit(String::new()),
             },
             'z' => match arg.as_deref() {
                 Some("ascending") => cmd.opts.sort_decreasing = false,
                 Some("descending") => cmd.opts.sort_decreasing = true,
-                _ => return usage_exit(g.err),
+                _ => return usage_exit(String::new()),
             },
             'M' => {
                 if !last_was_dset {
                     return Parsed::Exit(
                         String::new(),
                         format!(
-                            "{}h5dump error: option \"-{}\" can only be used after --dataset option\n",
-                            g.err, opt
+                            "h5dump error: option \"-{opt}\" can only be used after --dataset option\n",
                         ),
                         1,
                     );
@@ -438,11 +336,7 @@ pub fn parse(args: &[String]) -> Parsed {
                 match parse_mask_list(arg.as_deref().unwrap_or("")) {
                     Ok(m) => cmd.opts.packed_bits = m,
                     Err(e) => {
-                        return Parsed::Exit(
-                            USAGE.to_string(),
-                            format!("{}h5dump error: {}\n", g.err, e),
-                            1,
-                        )
+                        return Parsed::Exit(USAGE.to_string(), format!("h5dump error: {e}\n"), 1)
                     }
                 }
             }
@@ -460,7 +354,7 @@ pub fn parse(args: &[String]) -> Parsed {
             }
             'X' => {
                 if !cmd.xml_settings.use_schema {
-                    return usage_exit(g.err);
+                    return usage_exit(String::new());
                 }
                 let a = arg.unwrap_or_default();
                 cmd.xml_settings.ns = if a == ":" { String::new() } else { a };
@@ -485,8 +379,7 @@ pub fn parse(args: &[String]) -> Parsed {
                     return Parsed::Exit(
                         String::new(),
                         format!(
-                            "{}h5dump error: option \"-{}\" can only be used after --dataset option\n",
-                            g.err, opt
+                            "h5dump error: option \"-{opt}\" can only be used after --dataset option\n",
                         ),
                         1,
                     );
@@ -505,9 +398,9 @@ pub fn parse(args: &[String]) -> Parsed {
                         }
                     }
                     match g.next() {
-                        Some(n @ ('s' | 'S' | 'c' | 'k')) => {
+                        Some(Ok((n @ ('s' | 'S' | 'c' | 'k'), v))) => {
                             o = n;
-                            a = g.optarg.clone();
+                            a = v;
                         }
                         other => {
                             pending = other;
@@ -518,16 +411,15 @@ pub fn parse(args: &[String]) -> Parsed {
                 last_was_dset = false;
                 continue;
             }
-            'h' => return Parsed::Exit(USAGE.to_string(), g.err, 0),
-            OPT_LONG_HELP => return Parsed::Exit(format!("{USAGE}{USAGE_OURS}"), g.err, 0),
+            'h' => return Parsed::Exit(USAGE.to_string(), String::new(), 0),
+            OPT_LONG_HELP => return Parsed::Exit(format!("{USAGE}{USAGE_OURS}"), String::new(), 0),
             OPT_COMPAT => match arg.as_deref().and_then(ddl::Compat::parse) {
                 Some(c) => cmd.opts.compat = c,
                 None => {
                     return Parsed::Exit(
                         USAGE.to_string(),
                         format!(
-                            "{}h5dump error: invalid --compat value \"{}\" (1.10 or 2.0)\n",
-                            g.err,
+                            "h5dump error: invalid --compat value \"{}\" (1.10 or 2.0)\n",
                             arg.unwrap_or_default()
                         ),
                         1,
@@ -541,7 +433,7 @@ pub fn parse(args: &[String]) -> Parsed {
                     1,
                 )
             }
-            _ => return usage_exit(g.err),
+            _ => return usage_exit(String::new()),
         }
         pending = g.next();
     }
@@ -559,16 +451,22 @@ pub fn parse(args: &[String]) -> Parsed {
                     cmd.open.onion_revision = Some(r);
                     announced = format!("Using revision {r}\n");
                 }
-                None => return Parsed::Exit("Invalid onion revision specified\n".into(), g.err, 1),
+                None => {
+                    return Parsed::Exit(
+                        "Invalid onion revision specified\n".into(),
+                        String::new(),
+                        1,
+                    )
+                }
             },
             None => cmd.open.onion_revision = Some(0),
         }
     }
-    cmd.files = args[g.optind.min(args.len())..].to_vec();
+    cmd.files = args[g.index.min(args.len())..].to_vec();
     if cmd.files.is_empty() {
         return Parsed::Exit(
             announced + USAGE,
-            format!("{}h5dump error: missing file name\n", g.err),
+            "h5dump error: missing file name\n".into(),
             1,
         );
     }

@@ -14,7 +14,7 @@ use crate::dump::model::{
     Space,
 };
 use crate::dump::render::{count_ncols, Ctx, Format, StripMine, OPTIONAL_LINE_BREAK};
-use crate::dump::value::{RefEnv, Values};
+use crate::dump::value::{memory_size, RefEnv, Values};
 use crate::dump::Opener;
 
 /// h5ls 1.10.8's usage text (printed on standard output by `-h` and on a bad command line).
@@ -619,15 +619,6 @@ fn type_text(s: &mut String, dt: &Datatype, ind: usize, committed: Option<ObjId>
         }
         Datatype::Time(_) => s.push_str(&format!("{}-byte class-2 unknown", dt.size())),
         Datatype::Complex(_) => s.push_str(&format!("{}-byte class-11 unknown", dt.size())),
-    }
-}
-
-/// The size `H5Tget_size` reports for a dataset's type (in memory: a variable-length string is
-/// a pointer).
-fn mem_size(dt: &Datatype) -> u64 {
-    match dt {
-        Datatype::String(t) if t.is_variable() => 8,
-        _ => dt.size() as u64,
     }
 }
 
@@ -1300,7 +1291,7 @@ impl Lister<'_> {
             let mut b = String::new();
             match &d.layout {
                 Layout::Chunked { dims } => {
-                    let total: u64 = dims.iter().product::<u64>() * mem_size(dt);
+                    let total: u64 = dims.iter().product::<u64>() * memory_size(dt);
                     let t: Vec<String> = dims.iter().map(u64::to_string).collect();
                     b.push_str(&format!(
                         "    {:<10} {{{}}} {} bytes\n",
@@ -1373,7 +1364,7 @@ impl Lister<'_> {
                 }
                 _ => {}
             }
-            let total = d.space.npoints() * mem_size(dt);
+            let total = d.space.npoints() * memory_size(dt);
             let used = d.storage_size;
             b.push_str(&format!("    {:<10} ", "Storage:"));
             match dt {

@@ -62,7 +62,8 @@ const COMMANDS: &[Subcommand] = &[
     },
     Subcommand {
         name: "repack",
-        usage: "h5 repack [--latest] [-l LAYOUT] [-f FILTER] IN OUT",
+        usage:
+            "h5 repack [--latest] [-S STRATEGY] [-G PAGESIZE] [-l LAYOUT]... [-f FILTER]... IN OUT",
         about: "copy a file anew with our writer (h5repack's -l/-f options)",
         run: repack::main,
     },
@@ -74,13 +75,13 @@ const COMMANDS: &[Subcommand] = &[
     },
     Subcommand {
         name: "watch",
-        usage: "h5 watch [--interval S] [--dim N] [--sizes] [--width W] FILE/DATASET",
+        usage: "h5 watch [--interval S] [--dim N] [--sizes] [--width W] [--simple] FILE/DATASET",
         about: "print what a SWMR writer appends to a dataset, as h5watch does",
         run: watch::run,
     },
     Subcommand {
         name: "clear",
-        usage: "h5 clear [-s] [-v] FILE...",
+        usage: "h5 clear [-s] [--increment[=C]] [-v] FILE...",
         about: "reset the status flags of files a writer left marked open (h5clear -s)",
         run: clear::run,
     },
@@ -99,7 +100,7 @@ const COMMANDS: &[Subcommand] = &[
     #[cfg(feature = "serve")]
     Subcommand {
         name: "serve",
-        usage: "h5 serve [--port P] [--bind ADDR] [--token T] PATH|URL...",
+        usage: "h5 serve [--port P] [--bind ADDR] [--token T] [--max-bytes N] PATH|URL...",
         about: "serve files to the browser: h5web and the h5grove API (127.0.0.1:8888)",
         run: serve::run,
     },
@@ -160,22 +161,28 @@ fn main() {
             }
         }
     }
-    let matches = match cli().try_get_matches_from(std::iter::once("h5".to_owned()).chain(raw)) {
-        Ok(m) => m,
-        Err(e) => {
-            // Help and version go to standard output with status 0, errors to standard error
-            // with status 2.
-            let _ = e.print();
-            std::process::exit(if e.use_stderr() { 2 } else { 0 });
-        }
-    };
+    let matches =
+        match cli().try_get_matches_from(std::iter::once("h5".to_owned()).chain(raw.clone())) {
+            Ok(m) => m,
+            Err(e) => {
+                // Help and version go to standard output with status 0, errors to standard error
+                // with status 2.
+                let _ = e.print();
+                std::process::exit(if e.use_stderr() { 2 } else { 0 });
+            }
+        };
     let Some((name, sub)) = matches.subcommand() else {
         std::process::exit(2);
     };
-    let args: Vec<String> = sub
-        .get_many::<String>("args")
-        .map(|v| v.cloned().collect())
-        .unwrap_or_default();
+    // The words after the command name as given: clap would drop a `--` among them, which
+    // the reference tools' scanners read themselves.
+    let args: Vec<String> = match raw.iter().position(|w| w == name) {
+        Some(at) => raw[at + 1..].to_vec(),
+        None => sub
+            .get_many::<String>("args")
+            .map(|v| v.cloned().collect())
+            .unwrap_or_default(),
+    };
     let status = COMMANDS
         .iter()
         .find(|c| c.name == name)

@@ -32,9 +32,14 @@ use h5::io::write::{
     FileWriter, StorageSpec,
 };
 
-const USAGE: &str = "usage: h5 repack [--latest] [-S FSM_AGGR|PAGE|AGGR|NONE] [-G PAGESIZE] \
-                     [-l [OBJ,..:]CHUNK=DxD..|CONTI|COMPA]... \
-                     [-f [OBJ,..:]GZIP=L|SZIP=PPB,EC|NN|SHUF|FLET|NBIT|SOFF=N,IN|DS|UD=ID,FLAG,N,CD..|NONE]... IN OUT";
+const USAGE: &str = "usage: h5 repack [OPTIONS] IN OUT
+  -L, --latest                  write with the latest file format
+  -S, --fs_strategy STRATEGY    file space strategy: FSM_AGGR, PAGE, AGGR or NONE
+  -G, --fs_pagesize PAGESIZE    file space page size
+  -l, --layout [OBJ,..:]CHUNK=DxD..|CONTI|COMPA  the layout of these datasets (repeatable)
+  -f, --filter [OBJ,..:]GZIP=L|SZIP=PPB,EC|NN|SHUF|FLET|NBIT|SOFF=N,IN|DS|UD=ID,FLAG,N,CD..|NONE
+                                the filters of these datasets (repeatable)
+  -h, --help                    print this";
 
 /// A layout option.
 #[derive(Clone, Debug, PartialEq, Eq)]

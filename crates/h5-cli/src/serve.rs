@@ -9,7 +9,7 @@ const USAGE: &str =
 Serve HDF5 files to a browser: h5web at http://ADDR:P/ (a folder lists its files), the
 h5grove API under /api/ (/meta, /attr, /data, /stats, /paths).
 
-  --port P        port (default 8888; 0 picks a free one)
+  -p, --port P    port (default 8888; 0 picks a free one)
   --bind ADDR     address to listen on (default 127.0.0.1); a non-loopback address needs --token
   --token T       every request must carry T (Authorization: Bearer T, or ?token=T once in the
                   browser, which sets a cookie)

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::io::Write;
 
-use crate::getopt::{Arg, Bad, Rules, Scanned};
+use crate::getopt::{self, Arg, Rules, Scanner};
 use h5::format::message::datatype::disk_size;
 use h5::format::message::shared::SharedLocation;
 use h5::format::message::{Message, MessageFlags, MessageType};
@@ -37,6 +37,9 @@ struct Options {
     small_groups: usize,
     small_dsets: usize,
     small_attrs: usize,
+    /// `-O NAME` (the last one given) and how many words the command line had, program name
+    /// included: h5stat 1.10.8 keeps that many copies of the name.
+    object: Option<(String, usize)>,
 }
 
 impl Default for Options {
@@ -56,59 +59,47 @@ impl Default for Options {
             small_groups: 10,
             small_dsets: 10,
             small_attrs: 10,
+            object: None,
         }
     }
 }
 
-/// h5stat's long options: (name, takes an argument, the short option it stands for). Any
-/// unambiguous prefix the table lists is accepted, as h5stat lists them.
-const LONG: &[(&str, bool, char)] = &[
-    ("help", false, 'h'),
-    ("filemetadata", false, 'F'),
-    ("file", false, 'f'),
-    ("groupmetadata", false, 'G'),
-    ("group", false, 'g'),
-    ("links", true, 'l'),
-    ("dsetmetadata", false, 'D'),
-    ("dset", false, 'd'),
-    ("dims", true, 'm'),
-    ("dtypemetadata", false, 'T'),
-    ("object", true, 'O'),
-    ("version", false, 'V'),
-    ("attribute", false, 'A'),
-    ("numattrs", true, 'a'),
-    ("freespace", false, 's'),
-    ("summary", false, 'S'),
-    ("enable-error-stack", false, 'E'),
-    ("s3-cred", true, '$'),
-    ("hdfs-attrs", true, '#'),
+/// h5stat 1.10.8's short options, as a `get_option` specification ([`getopt::spec_arg`]):
+/// `-w` and `-H` are the short forms of `--s3-cred` and `--hdfs-attrs`.
+const SHORT: &str = "Aa:Ddm:EFfhGgl:sSTO:Vw:H:";
+
+/// h5stat 1.10.8's long options (whole names only; `-f`, `-g` and `-d` have none): name,
+/// argument, the short option it stands for.
+const LONG: &[(&str, Arg, char)] = &[
+    ("help", Arg::No, 'h'),
+    ("filemetadata", Arg::No, 'F'),
+    ("groupmetadata", Arg::No, 'G'),
+    ("links", Arg::Required, 'l'),
+    ("dsetmetadata", Arg::No, 'D'),
+    ("dims", Arg::Required, 'm'),
+    ("dtypemetadata", Arg::No, 'T'),
+    ("object", Arg::Required, 'O'),
+    ("version", Arg::No, 'V'),
+    ("attribute", Arg::No, 'A'),
+    ("enable-error-stack", Arg::No, 'E'),
+    ("numattrs", Arg::Required, 'a'),
+    ("freespace", Arg::No, 's'),
+    ("summary", Arg::No, 'S'),
+    ("s3-cred", Arg::Required, 'w'),
+    ("hdfs-attrs", Arg::Required, 'H'),
 ];
 
-/// The shortest prefix of each long option h5stat accepts (its table lists prefixes down
-/// to two letters, `he` and `fi` and so on; `filem`/`groupm`/`dsetm`/`dtypem` tell the
-/// metadata forms apart).
-fn long_option(name: &str) -> Option<(Arg, char)> {
-    let min = |full: &str| match full {
-        "filemetadata" => 5,
-        "groupmetadata" => 6,
-        "dsetmetadata" => 5,
-        "dtypemetadata" => 2,
-        "enable-error-stack" | "s3-cred" | "hdfs-attrs" => full.len(),
-        _ => 2,
-    };
-    LONG.iter()
-        .find(|(full, _, _)| {
-            full.starts_with(name) && name.len() >= min(full) && {
-                // "file" and "group" and "dset" stop where their metadata forms begin.
-                !(matches!(*full, "filemetadata" | "groupmetadata" | "dsetmetadata")
-                    && name.len() < min(full))
-            }
-        })
-        .map(|&(_, arg, c)| (if arg { Arg::Required } else { Arg::No }, c))
-}
+/// h5stat's `get_option` rules.
+const RULES: Rules = Rules {
+    short: |c| getopt::spec_arg(SHORT, c),
+    long: |name| getopt::whole_name(LONG, name),
+    missing_is_error: true,
+    get_option: true,
+};
 
 enum Parsed {
-    Run(Options, String),
+    /// Run on this file, after printing these messages on standard error.
+    Run(Options, String, String),
     Exit(String, String, i32),
 }
 
@@ -130,90 +121,85 @@ fn atoi(s: &str) -> i64 {
 }
 
 fn parse(args: &[String]) -> Parsed {
-    let err = |m: &str| Parsed::Exit(String::new(), format!("h5stat error: {m}\n"), 1);
+    // What h5stat says and goes on after (a threshold option without its value).
+    let mut said = String::new();
     let mut o = Options::default();
-    let mut i = 0;
-    let rules = Rules {
-        short: |c| {
-            "AaDdmFfhGglsSTOV"
-                .contains(c)
-                .then_some(if matches!(c, 'a' | 'm' | 'l' | 'O') {
-                    Arg::Required
-                } else {
-                    Arg::No
-                })
-        },
-        long: long_option,
-        missing_is_error: false,
-    };
-    let unknown = |what: String| {
-        Parsed::Exit(
-            USAGE.into(),
-            format!("h5stat: unknown option \"{what}\"\n"),
-            1,
-        )
-    };
-    while i < args.len() {
-        let opts = match rules.scan(args, &mut i) {
-            Ok(Scanned::Options(opts)) => opts,
-            Ok(Scanned::EndOfOptions) => {
-                i += 1;
-                break;
-            }
-            Ok(Scanned::Operand) => break,
-            Err(Bad::Long(a)) => return unknown(a),
-            Err(Bad::Short(c)) => return unknown(c.to_string()),
-            // Not raised with `missing_is_error: false`: the option comes without a value.
-            Err(Bad::Missing(c)) => vec![(c, None)],
+    let mut scan = Scanner::new(&RULES, args);
+    for next in scan.by_ref() {
+        let (c, v) = match next {
+            Ok(o) => o,
+            Err(bad) => return Parsed::Exit(USAGE.into(), said + &bad.message("h5stat"), 1),
         };
-        i += 1;
-        for (c, v) in opts {
-            match c {
-                'h' => return Parsed::Exit(USAGE.into(), String::new(), 0),
-                'V' => return Parsed::Exit("h5stat: Version 1.10.8\n".into(), String::new(), 0),
-                'F' => o.file_metadata = true,
-                'f' => o.file = true,
-                'G' => o.group_metadata = true,
-                'g' => o.group = true,
-                'D' => o.dset_metadata = true,
-                'd' => o.dset = true,
-                'T' => o.dtype_metadata = true,
-                'A' => o.attr = true,
-                's' => o.free_sections = true,
-                'S' => o.summary = true,
-                'l' | 'm' | 'a' => {
-                    let n = v.as_deref().map(atoi);
-                    let what = match c {
-                        'l' => "small groups",
-                        'm' => "small datasets",
-                        _ => "small # of attributes",
-                    };
-                    match n {
-                        Some(n) if n >= 1 => {
-                            let n = n as usize;
-                            match c {
-                                'l' => o.small_groups = n,
-                                'm' => o.small_dsets = n,
-                                _ => o.small_attrs = n,
-                            }
+        let err = |m: &str| Parsed::Exit(String::new(), format!("{said}h5stat error: {m}\n"), 1);
+        match c {
+            'h' => return Parsed::Exit(USAGE.into(), said, 0),
+            'V' => return Parsed::Exit("h5stat: Version 1.10.8\n".into(), said, 0),
+            'F' => o.file_metadata = true,
+            'f' => o.file = true,
+            'G' => o.group_metadata = true,
+            'g' => o.group = true,
+            'D' => o.dset_metadata = true,
+            'd' => o.dset = true,
+            'T' => o.dtype_metadata = true,
+            'A' => o.attr = true,
+            's' => o.free_sections = true,
+            'S' => o.summary = true,
+            'l' | 'm' | 'a' => {
+                let n = v.as_deref().map(atoi);
+                let what = match c {
+                    'l' => "small groups",
+                    'm' => "small datasets",
+                    _ => "small # of attributes",
+                };
+                match n {
+                    Some(n) if n >= 1 => {
+                        let n = n as usize;
+                        match c {
+                            'l' => o.small_groups = n,
+                            'm' => o.small_dsets = n,
+                            _ => o.small_attrs = n,
                         }
-                        Some(_) => return err(&format!("Invalid threshold for {what}")),
-                        None => return err(&format!("Missing threshold for {what}")),
                     }
-                    continue;
+                    Some(_) => return err(&format!("Invalid threshold for {what}")),
+                    None => {
+                        let _ = writeln!(said, "h5stat error: Missing threshold for {what}");
+                    }
                 }
-                'O' => {
-                    return err("the -O (--object) option is not supported");
-                }
-                _ => continue,
+                continue;
             }
-            o.all = false;
+            'O' => {
+                o.object = Some((v.unwrap_or_default(), args.len() + 1));
+                continue;
+            }
+            // The drivers h5stat 1.10.8 is built without.
+            'w' => return err("failed to parse S3 VFD credential info"),
+            'H' => return err("HDFS VFD not enabled."),
+            _ => continue,
+        }
+        o.all = false;
+    }
+    match args.get(scan.index) {
+        Some(f) => Parsed::Run(o, f.clone(), said),
+        None => Parsed::Exit(USAGE.into(), said + "h5stat error: missing file name\n", 1),
+    }
+}
+
+/// What h5stat 1.10.8 does with `-O NAME`: it fills one slot per word of the command line with
+/// the name, then for each slot traverses the object and prints `Object name NAME` (or an
+/// error when the name does not resolve), and no statistics.
+fn object_names(file: &File, name: &str, copies: usize) -> i32 {
+    let mut out = std::io::stdout();
+    let mut status = 0;
+    for _ in 0..copies {
+        if file.locate(name).is_ok() {
+            let _ = writeln!(out, "Object name {name}");
+        } else {
+            let _ = out.flush();
+            eprintln!("h5stat error: unable to traverse object \"{name}\"");
+            status = 1;
         }
     }
-    match args.get(i) {
-        Some(f) => Parsed::Run(o, f.clone()),
-        None => Parsed::Exit(USAGE.into(), "h5stat error: missing file name\n".into(), 1),
-    }
+    status
 }
 
 /// Counts per bin of `ceil(log10(n))`, as h5stat grows its bin arrays.
@@ -859,7 +845,10 @@ fn bins(w: &mut String, b: &Bins, fmt: &str, total: &mut u64) {
 /// `h5 stat`: returns the exit status.
 pub fn run(args: &[String]) -> i32 {
     let (o, name) = match parse(args) {
-        Parsed::Run(o, name) => (o, name),
+        Parsed::Run(o, name, said) => {
+            let _ = std::io::stderr().write_all(said.as_bytes());
+            (o, name)
+        }
         Parsed::Exit(out, err, code) => {
             let _ = std::io::stdout().write_all(out.as_bytes());
             let _ = std::io::stdout().flush();
@@ -877,6 +866,9 @@ pub fn run(args: &[String]) -> i32 {
             return 1;
         }
     };
+    if let Some((name, copies)) = &o.object {
+        return object_names(&file, name, *copies);
+    }
     let fstats = match stats::file_stats(&file) {
         Ok(s) => s,
         Err(e) => {

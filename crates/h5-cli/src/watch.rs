@@ -22,8 +22,13 @@ use std::time::{Duration, Instant};
 use h5::types::Datatype;
 use h5::{Dataset, File, OpenOptions};
 
-const USAGE: &str = "usage: h5 watch [--interval S] [--dim N] [--sizes] [--width W] [--simple] \
-                     FILE/DATASET";
+const USAGE: &str = "usage: h5 watch [OPTIONS] FILE/DATASET
+  -p, --polling S, --interval S  seconds between polls (fractions allowed; default 1)
+  --dim N                        watch dimension N only
+  -d, --sizes                    print dimension changes only, not the elements
+  -w, --width W                  the display width (0: no wrapping; default 80)
+  -S, --simple                   values separated by spaces, one line per slab, no indexes
+  -h, --help                     print this";
 
 struct Options {
     interval: Duration,

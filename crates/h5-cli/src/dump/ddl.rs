@@ -977,9 +977,8 @@ impl<'a> Dumper<'a> {
             let r = space.dims().len();
             let l = |v: &Option<Vec<u64>>| -> String {
                 match v {
-                    Some(v) => v
+                    Some(v) => pad_to_rank(v, r)
                         .iter()
-                        .take(r)
                         .map(|x| x.to_string())
                         .collect::<Vec<_>>()
                         .join(", "),
@@ -1165,9 +1164,10 @@ impl<'a> Dumper<'a> {
         ctx.init_acc_pos(&total);
         ctx.size_last_dim = total.last().copied().unwrap_or(0);
         let get = |v: &Option<Vec<u64>>, d: u64| -> Vec<u64> {
-            let mut out = v.clone().unwrap_or_default();
-            out.resize(nd, d);
-            out
+            match v {
+                Some(v) => pad_to_rank(v, nd),
+                None => vec![d; nd],
+            }
         };
         let (start, stride, count, block) = (
             get(&sub.start, 0),
@@ -2421,4 +2421,15 @@ pub fn atomic_name(dt: &Datatype, compat: Compat) -> String {
         Datatype::Bitfield(_) => "undefined bitfield".into(),
         _ => "unknown datatype".into(),
     }
+}
+
+/// A subset list given with fewer values than the dataset has dimensions, as h5dump 1.10.8
+/// uses it: it reads the list for every dimension, the missing values being 0 (so a short
+/// `-c` selects nothing); values past the rank are ignored.
+fn pad_to_rank(v: &[u64], rank: usize) -> Vec<u64> {
+    v.iter()
+        .copied()
+        .chain(std::iter::repeat(0))
+        .take(rank)
+        .collect()
 }

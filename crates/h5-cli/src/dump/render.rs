@@ -9,7 +9,8 @@ pub const OPTIONAL_LINE_BREAK: char = '\u{1}';
 /// printer uses).
 #[derive(Clone, Debug)]
 pub struct Format {
-    /// Print every value as raw hex bytes.
+    /// Print every value as raw bytes, the way h5ls 1.10.8's `-x` does (see
+    /// [`super::value::Values::sprint`]).
     pub raw: bool,
     /// printf format for native `float` values.
     pub fmt_float: String,

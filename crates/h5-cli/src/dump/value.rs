@@ -332,6 +332,21 @@ pub fn print_char(out: &mut String, info: &Format, ch: u8) {
     }
 }
 
+/// The size `H5Tget_size` reports for a datatype read from a file: the library gives its
+/// variable-length parts their memory form (a string is a pointer, a sequence an `hvl_t`), and
+/// a compound or array holding them grows or shrinks by as much.
+pub fn memory_size(dt: &Datatype) -> u64 {
+    match dt {
+        Datatype::String(t) if t.is_variable() => 8,
+        Datatype::VarLen(_) => 16,
+        Datatype::Array(a) => a.len().saturating_mul(memory_size(a.base())),
+        Datatype::Compound(c) => c.members().iter().fold(c.size() as u64, |size, m| {
+            (size + memory_size(m.datatype())).saturating_sub(m.datatype().size() as u64)
+        }),
+        _ => dt.size() as u64,
+    }
+}
+
 fn hex_bytes(out: &mut String, bytes: &[u8]) {
     if bytes.len() == 1 {
         out.push_str(&format!("0x{:02x}", bytes[0]));
@@ -354,7 +369,10 @@ impl Values<'_> {
     /// Render one element of file datatype `dt` from its bytes (`h5tools_str_sprint`).
     pub fn sprint(&self, s: &mut String, info: &Format, ctx: &mut Ctx, dt: &Datatype, b: &[u8]) {
         if info.raw {
-            hex_bytes(s, b);
+            // h5ls 1.10.8's `-x`: each byte of the element's memory image is printed in a
+            // format that shows nothing, so only the `:` between bytes remain.
+            let n = usize::try_from(memory_size(dt)).unwrap_or(usize::MAX);
+            s.push_str(&":".repeat(n.saturating_sub(1)));
             return;
         }
         match dt {
