@@ -90,8 +90,19 @@ impl Timed {
     }
 }
 
-/// Member `b` of the compound records, alone.
-#[derive(H5Type, Clone, Copy, Debug)]
+/// Member `b` of the compound records, alone. Its memory is its byte image (zerocopy), so
+/// the read gathers the member from the records straight into the result.
+#[derive(
+    H5Type,
+    h5::zerocopy::FromBytes,
+    h5::zerocopy::IntoBytes,
+    h5::zerocopy::Immutable,
+    Clone,
+    Copy,
+    Debug,
+)]
+#[zerocopy(crate = "h5::zerocopy")]
+#[h5(zerocopy)]
 #[repr(C)]
 struct FieldB {
     b: f64,

@@ -29,7 +29,7 @@ pub fn derive(input: &syn::DeriveInput) -> syn::Result<TokenStream> {
         None => quote!(::h5),
     };
     let p = quote!(#krate::__private);
-    let body = match &cont.data {
+    let mut body = match &cont.data {
         Data::Struct(fields) if cont.repr.transparent.is_some() => transparent_body(fields, &p),
         Data::Struct(fields) => struct_body(&cont, fields, &p),
         Data::Enum(variants) => enum_body(&cont, variants, &p),
@@ -43,6 +43,16 @@ pub fn derive(input: &syn::DeriveInput) -> syn::Result<TokenStream> {
     if let Data::Struct(fields) = &cont.data {
         predicates.extend(field_bounds(&cont, fields, &p));
     }
+    if let Some(z) = &cont.attrs.zerocopy {
+        // Spanned at the attribute, so that a struct without the zerocopy derives is
+        // reported there.
+        predicates.push(quote_spanned! {z.span=>
+            #ident #ty_generics: #p::zerocopy::FromBytes
+                + #p::zerocopy::IntoBytes
+                + #p::zerocopy::Immutable
+        });
+        body.extend(zerocopy_body(&p));
+    }
     let where_clause = if predicates.is_empty() {
         quote!()
     } else {
@@ -51,10 +61,9 @@ pub fn derive(input: &syn::DeriveInput) -> syn::Result<TokenStream> {
     // For a type without generics, evaluate the constants now, so that a member type's
     // compile-time checks (such as an array of zero elements) fail `cargo check` too, not only
     // a build.
-    let evaluate = cont
-        .generics
-        .params
-        .is_empty()
+    // (Not for a `#[h5(zerocopy)]` struct: without the zerocopy derives the impl does not
+    // apply, and that is reported at the attribute already.)
+    let evaluate = (cont.generics.params.is_empty() && cont.attrs.zerocopy.is_none())
         .then(|| quote!(const _: bool = <#ident as #p::H5Type>::IS_POD;));
     Ok(quote! {
         #[allow(non_upper_case_globals, unused_qualifications, clippy::all)]
@@ -179,6 +188,25 @@ fn struct_body(cont: &Container, fields: &[Field], p: &TokenStream) -> TokenStre
 
         fn decode(__bytes: &[u8], __heap: &#p::VarLenHeap) -> #p::Result<Self> {
             ::core::result::Result::Ok(Self { #(#inits),* })
+        }
+    }
+}
+
+/// `#[h5(zerocopy)]`: the struct's memory is its byte image (zerocopy proves it: every bit
+/// pattern is a value, no padding, no interior mutability), so readers fill it and writers
+/// take it as it is.
+fn zerocopy_body(p: &TokenStream) -> TokenStream {
+    quote! {
+        fn image_bytes_mut(__values: &mut [Self]) -> ::core::option::Option<&mut [u8]> {
+            ::core::option::Option::Some(#p::zerocopy::IntoBytes::as_mut_bytes(__values))
+        }
+
+        fn image_bytes(__values: &[Self]) -> ::core::option::Option<&[u8]> {
+            ::core::option::Option::Some(#p::zerocopy::IntoBytes::as_bytes(__values))
+        }
+
+        fn zeroed_vec(__n: usize) -> ::core::option::Option<#p::Vec<Self>> {
+            ::core::result::Result::ok(#p::zerocopy::FromZeros::new_vec_zeroed(__n))
         }
     }
 }

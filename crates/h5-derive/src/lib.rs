@@ -35,7 +35,29 @@
 //! * `#[h5(name = "...")]` on a field or variant: the member name;
 //! * `#[h5(skip)]` on a field: not a member (decoding fills it with `Default::default()`), for
 //!   a struct that reads a subset of a file's compound members;
-//! * `#[h5(crate = "path")]` on the type: where the `h5` crate is (default `::h5`).
+//! * `#[h5(crate = "path")]` on the type: where the `h5` crate is (default `::h5`);
+//! * `#[h5(zerocopy)]` on a struct that also derives zerocopy's `FromBytes`, `IntoBytes` and
+//!   `Immutable` (`KnownLayout` too, if you like): its memory is its byte image
+//!   (`H5Type::image_bytes_mut` and the others), so a read whose file datatype equals the
+//!   struct's byte for byte fills the `Vec` straight from the file's bytes, one whose layout
+//!   differs converts inside the `Vec`'s memory, and a write takes the values' memory as it
+//!   is: nothing is encoded or decoded value by value. zerocopy's derives refuse a struct
+//!   with padding or with a field whose bit patterns are not all values (`bool`, an enum);
+//!   skipped fields are refused here (they would hold the file's bytes).
+//!
+//! ```ignore
+//! use h5::zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
+//!
+//! #[derive(h5::H5Type, FromBytes, IntoBytes, Immutable, KnownLayout)]
+//! #[zerocopy(crate = "h5::zerocopy")] // or a dependency on zerocopy 0.8
+//! #[h5(zerocopy)]
+//! #[repr(C)]
+//! struct Sample {
+//!     t: f64,
+//!     channel: u32,
+//!     value: f32,
+//! }
+//! ```
 //!
 //! Every rejected input (unions, data-carrying enums, a missing or unsupported repr, duplicate
 //! member names, unknown or duplicate attribute keys) is a compile error at the offending

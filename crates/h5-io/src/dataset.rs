@@ -325,6 +325,22 @@ impl Dataset {
             .map_err(|e| e.at(&self.loc.path))
     }
 
+    /// Whether reads of this dataset as `T` fill the result's memory straight from the
+    /// stored bytes (`pread` into it, chunks copied into it) with nothing converted or
+    /// decoded per element: `T`'s memory is its byte image ([`H5Type::has_byte_image`]: the
+    /// primitive numbers, derived structs marked `#[h5(zerocopy)]`) and the file's datatype
+    /// is `T`'s memory type byte for byte (same members at the same offsets, same sizes,
+    /// byte order and padding). Otherwise the elements are converted (inside the result's
+    /// memory when `T` has a byte image, through a buffer and decoded value by value when
+    /// not).
+    pub fn reads_directly<T: H5Type>(&self) -> bool {
+        T::has_byte_image()
+            && !self.datatype.has_variable_length()
+            && self.element_size() == self.datatype.size()
+            && self.element_size() == T::IMAGE_SIZE
+            && T::read_type(&self.datatype) == self.datatype
+    }
+
     /// Every element converted to `T`.
     pub fn read<T: H5Type>(&self) -> Result<Vec<T>> {
         self.read_all(Conversion::DEFAULT)
@@ -333,6 +349,9 @@ impl Dataset {
 
     pub(crate) fn read_all<T: H5Type>(&self, cv: Conversion) -> Result<Vec<T>> {
         let n = self.space.npoints();
+        if self.reads_directly::<T>() {
+            return self.read_directly(&Selection::All, &MemoryMap::packed(n));
+        }
         let esize = self.element_size();
         let plain = !self.datatype.has_variable_length() && esize == self.datatype.size();
         if let (true, LayoutClass::Contiguous { address, .. }, None) =
@@ -637,6 +656,9 @@ impl Dataset {
         mem: &MemoryMap,
         cv: Conversion,
     ) -> Result<Vec<T>> {
+        if self.reads_directly::<T>() {
+            return self.read_directly(sel, mem);
+        }
         let esize = self.element_size();
         if self.datatype.has_variable_length() || esize != self.datatype.size() {
             let b = self.read_raw_impl(sel, mem)?;
@@ -673,6 +695,15 @@ impl Dataset {
                 }
             }
         }
+        if esize > tsize
+            && tsize > 0
+            && !cv.strict
+            && T::has_byte_image()
+            && conv.is_elementwise()
+            && matches!(self.layout.class, LayoutClass::Chunked { .. })
+        {
+            return self.read_chunks_converted(sel, mem, &conv, cv);
+        }
         let mut raw = self.read_raw_impl(sel, mem)?;
         // For fixed-length strings read as variable-length ones.
         let mut heap = VarLenHeap::new();
@@ -688,6 +719,79 @@ impl Dataset {
         };
         drop(opts);
         Ok(decode_slice::<T>(&out, &heap)?)
+    }
+
+    /// The selected elements of a chunked dataset placed as `mem` says, each chunk converted
+    /// into the memory of a `Vec<T>` as it is decoded (a compound's member subset, say: the
+    /// members gathered from the records in one pass, with no buffer of whole records for
+    /// the selection). For types with a byte image and elementwise, non-strict conversions.
+    fn read_chunks_converted<T: H5Type>(
+        &self,
+        sel: &Selection,
+        mem: &MemoryMap,
+        conv: &Converter,
+        cv: Conversion,
+    ) -> Result<Vec<T>> {
+        let esize = self.element_size();
+        let tsize = conv.dst().size();
+        let n = out_len(mem.extent())?;
+        let total = n
+            .checked_mul(tsize)
+            .filter(|&t| t as u64 <= MAX_READ_BYTES)
+            .ok_or_else(|| too_large(mem.extent(), tsize))?;
+        check_alloc(total)?;
+        let mut values = T::zeroed_vec(n).ok_or_else(no_byte_image::<T>)?;
+        let out = T::image_bytes_mut(&mut values).ok_or_else(no_byte_image::<T>)?;
+        // Elements no chunk holds: the fill value, converted once (over zeros, as the
+        // members the file lacks read everywhere).
+        let fill = self.fill_bytes(esize);
+        if fill.iter().any(|&b| b != 0) {
+            let mut one = vec![0u8; tsize];
+            conv.convert(&fill, &mut one, 1, &mut cv.options())?;
+            fill_elements(out, &one);
+        }
+        sel.validate(&self.space)?;
+        let selected = sel.npoints(&self.space);
+        if matches!(self.space, Dataspace::Null) || selected == 0 {
+            return Ok(values);
+        }
+        let mut opts = cv.options();
+        self.read_chunks(sel, esize, |c, data| {
+            for p in mem.transfer(selected, c.runs())? {
+                let (fs, fl) = byte_span(p.file, p.len, esize, data.len())?;
+                let (ms, ml) = byte_span(p.mem, p.len, tsize, out.len())?;
+                conv.convert(
+                    &data[fs..fs + fl],
+                    &mut out[ms..ms + ml],
+                    p.len as usize,
+                    &mut opts,
+                )
+                .map_err(|e| e.offset_element(p.mem as usize))?;
+            }
+            Ok(())
+        })?;
+        Ok(values)
+    }
+
+    /// The selected elements placed as `mem` says, read straight into the memory of a
+    /// `Vec<T>` (for the types and datatypes of [`Dataset::reads_directly`]).
+    fn read_directly<T: H5Type>(&self, sel: &Selection, mem: &MemoryMap) -> Result<Vec<T>> {
+        let esize = self.element_size();
+        let n = out_len(mem.extent())?;
+        // Allocation of a size computed from the file: checked first, and fallible.
+        let total = n
+            .checked_mul(esize)
+            .filter(|&t| t as u64 <= MAX_READ_BYTES)
+            .ok_or_else(|| too_large(mem.extent(), esize))?;
+        check_alloc(total)?;
+        let mut values = T::zeroed_vec(n).ok_or_else(|| no_byte_image::<T>())?;
+        let bytes = T::image_bytes_mut(&mut values).ok_or_else(|| no_byte_image::<T>())?;
+        let fill = self.fill_bytes(esize);
+        if fill.iter().any(|&b| b != 0) {
+            fill_elements(bytes, &fill);
+        }
+        self.read_into(sel, mem, bytes, esize)?;
+        Ok(values)
     }
 
     /// The fill value's bytes for one element (zeros when none is defined).
@@ -829,165 +933,188 @@ impl Dataset {
                     }
                 }
             }
-            LayoutClass::Chunked {
-                flags,
-                dims,
-                index,
-                address,
-                ..
-            } => {
-                let rank = self.space.rank();
-                ensure!(
-                    dims.len() == rank + 1 || dims.len() == rank,
-                    Format,
-                    "chunk rank {} for a dataspace of rank {rank}",
-                    dims.len().saturating_sub(1)
-                );
-                let chunk: Vec<u64> = dims[..rank].to_vec();
-                ensure!(
-                    chunk.iter().all(|&c| c > 0),
-                    Format,
-                    "chunk dimension of size 0"
-                );
-                let chunk_elems = chunk
-                    .iter()
-                    .try_fold(1u64, |a, &c| a.checked_mul(c))
-                    .ok_or_else(|| Error::new(ErrorKind::Format, "chunk size overflows"))?;
-                let chunk_bytes = chunk_elems.saturating_mul(esize as u64);
-                ensure!(
-                    chunk_bytes <= limits::MAX_CHUNK_BYTES,
-                    LimitExceeded,
-                    "chunk of {chunk_bytes} bytes"
-                );
-                let idx = self.chunk_index(*index, *address, &chunk, chunk_bytes);
-                let idx = match idx {
-                    Ok(i) => i,
-                    Err(e) => bail!(Format, "chunk index: {e}"),
-                };
-                let dont_filter_edges = flags & CHUNK_DONT_FILTER_PARTIAL_BOUND_CHUNKS != 0;
-                let chunks: Vec<_> = sel.chunks(&self.space, &chunk)?.collect();
-                let dims_now = self.space.dims();
-                let filters = &self.loc.file.options().filters;
-                let batch = (rayon::current_num_threads() * 4).max(4);
-                for group in chunks.chunks(batch) {
-                    // Plan (index lookups, in order, up to the first failure), fetch (one
-                    // batched read), decode (in parallel when filtered).
-                    let plan = |c: &crate::selection::Chunk<'_>| -> Result<_> {
-                        let Some(cl) = idx.lookup(&self.loc.file, c.coords())? else {
-                            return Ok(None);
-                        };
-                        let partial = c
-                            .origin()
-                            .iter()
-                            .zip(&chunk)
-                            .zip(dims_now)
-                            .any(|((o, c), d)| o.saturating_add(*c) > *d);
-                        let skip_filters =
-                            self.filters.is_empty() || (dont_filter_edges && partial);
-                        let stored = if skip_filters { chunk_bytes } else { cl.size };
-                        ensure!(
-                            stored <= limits::MAX_CHUNK_BYTES,
-                            LimitExceeded,
-                            "chunk of {stored} bytes"
-                        );
-                        Ok(Some(crate::chunks::PlannedChunk {
-                            loc: cl,
-                            stored,
-                            filtered: !skip_filters,
-                        }))
-                    };
-                    let mut planned = Vec::with_capacity(group.len());
-                    let mut failed = None;
-                    for c in group {
-                        match plan(c) {
-                            Ok(p) => planned.push(p),
-                            Err(e) => {
-                                failed = Some(e);
-                                break;
-                            }
-                        }
-                    }
-                    // Filtered chunks decoded by an earlier read are not fetched again.
-                    let cache = &self.chunk_cache;
-                    let key = |p: &crate::chunks::PlannedChunk| (p.loc.addr.0, p.loc.filter_mask);
-                    let cached: Vec<Option<Arc<Vec<u8>>>> = planned
-                        .iter()
-                        .map(|p| p.filter(|p| p.filtered).and_then(|p| cache.get(key(&p))))
-                        .collect();
-                    let to_fetch: Vec<_> = planned
-                        .iter()
-                        .zip(&cached)
-                        .map(|(p, c)| if c.is_some() { None } else { *p })
-                        .collect();
-                    let fetched = crate::chunks::fetch(&self.loc.file, &to_fetch);
-                    type Fetched<'p> = (
-                        (
-                            &'p Option<crate::chunks::PlannedChunk>,
-                            Option<Arc<Vec<u8>>>,
-                        ),
-                        Result<Option<Vec<u8>>>,
-                    );
-                    let decode = |(c, ((p, hit), data)): (
-                        &crate::selection::Chunk<'_>,
-                        Fetched<'_>,
-                    )|
-                     -> Result<Option<Arc<Vec<u8>>>> {
-                        if hit.is_some() {
-                            return Ok(hit);
-                        }
-                        let (Some(p), Some(data)) = (p, data?) else {
-                            return Ok(None);
-                        };
-                        if !p.filtered {
-                            return Ok(Some(Arc::new(data)));
-                        }
-                        let mut info = ChunkInfo::new(chunk_bytes as usize);
-                        info.skip_checksum = self.loc.file.options().skip_checksums;
-                        let d = filters
-                            .decode_chunk(&self.filters, p.loc.filter_mask, data, &info)
-                            .map_err(|e| {
-                                Error::from(e).at(format!(
-                                    "{}: chunk {:?}",
-                                    self.loc.path,
-                                    c.origin()
-                                ))
-                            })?;
-                        let d = Arc::new(d);
-                        // Kept when this read used only part of it (a later read nearby
-                        // may want the rest).
-                        if d.len() <= crate::chunk_cache::CACHE_BYTES
-                            && c.runs().map(|r| r.len).sum::<u64>() < chunk_elems
-                        {
-                            cache.insert(key(p), d.clone());
-                        }
-                        Ok(Some(d))
-                    };
-                    let work: Vec<_> = group
-                        .iter()
-                        .zip(planned.iter().zip(cached).zip(fetched))
-                        .collect();
-                    let decoded: Vec<Result<Option<Arc<Vec<u8>>>>> =
-                        if work.len() > 1 && !self.filters.is_empty() {
-                            work.into_par_iter().map(decode).collect()
-                        } else {
-                            work.into_iter().map(decode).collect()
-                        };
-                    for (c, d) in group.iter().zip(decoded) {
-                        if let Some(data) = d? {
-                            let pairs = mem.transfer(n, c.runs())?;
-                            copy_to_memory(pairs, &data, out, esize)?;
-                        }
-                    }
-                    if let Some(e) = failed {
-                        return Err(e);
-                    }
-                }
+            LayoutClass::Chunked { .. } => {
+                self.read_chunks(sel, esize, |c, data| {
+                    Ok(copy_to_memory(
+                        mem.transfer(n, c.runs())?,
+                        data,
+                        out,
+                        esize,
+                    )?)
+                })?;
             }
             LayoutClass::Virtual {
                 heap_address,
                 heap_index,
             } => {
                 crate::vds::read_virtual(self, *heap_address, *heap_index, sel, mem, out)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Read the chunks the selection `sel` touches (elements of `esize` bytes), a batch at a
+    /// time: index lookups in order, one batched fetch, filters decoded in parallel; then
+    /// `place` receives each allocated chunk with its decoded bytes, in order (chunks not
+    /// allocated are skipped: the caller's buffer holds the fill value there).
+    fn read_chunks(
+        &self,
+        sel: &Selection,
+        esize: usize,
+        mut place: impl FnMut(&crate::selection::Chunk<'_>, &[u8]) -> Result<()>,
+    ) -> Result<()> {
+        let LayoutClass::Chunked {
+            flags,
+            dims,
+            index,
+            address,
+            ..
+        } = &self.layout.class
+        else {
+            bail!(Format, "not a chunked layout");
+        };
+        let rank = self.space.rank();
+        ensure!(
+            dims.len() == rank + 1 || dims.len() == rank,
+            Format,
+            "chunk rank {} for a dataspace of rank {rank}",
+            dims.len().saturating_sub(1)
+        );
+        let chunk: Vec<u64> = dims[..rank].to_vec();
+        ensure!(
+            chunk.iter().all(|&c| c > 0),
+            Format,
+            "chunk dimension of size 0"
+        );
+        let chunk_elems = chunk
+            .iter()
+            .try_fold(1u64, |a, &c| a.checked_mul(c))
+            .ok_or_else(|| Error::new(ErrorKind::Format, "chunk size overflows"))?;
+        let chunk_bytes = chunk_elems.saturating_mul(esize as u64);
+        ensure!(
+            chunk_bytes <= limits::MAX_CHUNK_BYTES,
+            LimitExceeded,
+            "chunk of {chunk_bytes} bytes"
+        );
+        let idx = self.chunk_index(*index, *address, &chunk, chunk_bytes);
+        let idx = match idx {
+            Ok(i) => i,
+            Err(e) => bail!(Format, "chunk index: {e}"),
+        };
+        let dont_filter_edges = flags & CHUNK_DONT_FILTER_PARTIAL_BOUND_CHUNKS != 0;
+        let chunks: Vec<_> = sel.chunks(&self.space, &chunk)?.collect();
+        let dims_now = self.space.dims();
+        let filters = &self.loc.file.options().filters;
+        let batch = (rayon::current_num_threads() * 4).max(4);
+        for group in chunks.chunks(batch) {
+            // Plan (index lookups, in order, up to the first failure), fetch (one
+            // batched read), decode (in parallel when filtered).
+            let plan = |c: &crate::selection::Chunk<'_>| -> Result<_> {
+                let Some(cl) = idx.lookup(&self.loc.file, c.coords())? else {
+                    return Ok(None);
+                };
+                let partial = c
+                    .origin()
+                    .iter()
+                    .zip(&chunk)
+                    .zip(dims_now)
+                    .any(|((o, c), d)| o.saturating_add(*c) > *d);
+                let skip_filters = self.filters.is_empty() || (dont_filter_edges && partial);
+                let stored = if skip_filters { chunk_bytes } else { cl.size };
+                ensure!(
+                    stored <= limits::MAX_CHUNK_BYTES,
+                    LimitExceeded,
+                    "chunk of {stored} bytes"
+                );
+                Ok(Some(crate::chunks::PlannedChunk {
+                    loc: cl,
+                    stored,
+                    filtered: !skip_filters,
+                }))
+            };
+            let mut planned = Vec::with_capacity(group.len());
+            let mut failed = None;
+            for c in group {
+                match plan(c) {
+                    Ok(p) => planned.push(p),
+                    Err(e) => {
+                        failed = Some(e);
+                        break;
+                    }
+                }
+            }
+            // Filtered chunks decoded by an earlier read are not fetched again.
+            let cache = &self.chunk_cache;
+            let key = |p: &crate::chunks::PlannedChunk| (p.loc.addr.0, p.loc.filter_mask);
+            let cached: Vec<Option<Arc<Vec<u8>>>> = planned
+                .iter()
+                .map(|p| p.filter(|p| p.filtered).and_then(|p| cache.get(key(&p))))
+                .collect();
+            let to_fetch: Vec<_> = planned
+                .iter()
+                .zip(&cached)
+                .map(|(p, c)| if c.is_some() { None } else { *p })
+                .collect();
+            let fetched = crate::chunks::fetch(&self.loc.file, &to_fetch);
+            type Fetched<'p> = (
+                (
+                    &'p Option<crate::chunks::PlannedChunk>,
+                    Option<Arc<Vec<u8>>>,
+                ),
+                Result<Option<Vec<u8>>>,
+            );
+            let decode = |(c, ((p, hit), data)): (
+                &crate::selection::Chunk<'_>,
+                Fetched<'_>,
+            )|
+             -> Result<Option<Arc<Vec<u8>>>> {
+                if hit.is_some() {
+                    return Ok(hit);
+                }
+                let (Some(p), Some(data)) = (p, data?) else {
+                    return Ok(None);
+                };
+                if !p.filtered {
+                    return Ok(Some(Arc::new(data)));
+                }
+                let mut info = ChunkInfo::new(chunk_bytes as usize);
+                info.skip_checksum = self.loc.file.options().skip_checksums;
+                let d = filters
+                    .decode_chunk(&self.filters, p.loc.filter_mask, data, &info)
+                    .map_err(|e| {
+                        Error::from(e).at(format!(
+                            "{}: chunk {:?}",
+                            self.loc.path,
+                            c.origin()
+                        ))
+                    })?;
+                let d = Arc::new(d);
+                // Kept when this read used only part of it (a later read nearby
+                // may want the rest).
+                if d.len() <= crate::chunk_cache::CACHE_BYTES
+                    && c.runs().map(|r| r.len).sum::<u64>() < chunk_elems
+                {
+                    cache.insert(key(p), d.clone());
+                }
+                Ok(Some(d))
+            };
+            let work: Vec<_> = group
+                .iter()
+                .zip(planned.iter().zip(cached).zip(fetched))
+                .collect();
+            let decoded: Vec<Result<Option<Arc<Vec<u8>>>>> =
+                if work.len() > 1 && !self.filters.is_empty() {
+                    work.into_par_iter().map(decode).collect()
+                } else {
+                    work.into_iter().map(decode).collect()
+                };
+            for (c, d) in group.iter().zip(decoded) {
+                if let Some(data) = d? {
+                    place(c, &data)?;
+                }
+            }
+            if let Some(e) = failed {
+                return Err(e);
             }
         }
         Ok(())
@@ -999,6 +1126,19 @@ fn too_large(elements: u64, esize: usize) -> Error {
     Error::new(
         ErrorKind::LimitExceeded,
         format!("a read of {elements} elements of {esize} bytes is too large"),
+    )
+}
+
+/// The zeroed vector of a type with a byte image could not be made (the allocation failed,
+/// or a hand-written `H5Type` gives a byte view but no zeroed vector or the other way round).
+#[cold]
+fn no_byte_image<T>() -> Error {
+    Error::new(
+        ErrorKind::LimitExceeded,
+        format!(
+            "cannot make the zeroed vector of {} to read into",
+            std::any::type_name::<T>()
+        ),
     )
 }
 

@@ -43,8 +43,19 @@
 //!
 //! Types without variable-length parts have [`H5Type::IS_POD`] set: their image is
 //! self-contained and equals their Rust memory layout (up to padding bytes), so a reader may
-//! copy it directly when it can do so safely (for example for types that are also
-//! `bytemuck::Pod`), and never needs a heap.
+//! copy it directly when it can do so safely, and never needs a heap.
+//!
+//! # Byte images: no encoding at all
+//!
+//! Some types can be viewed as bytes safely, so that a reader fills a `Vec<T>`'s memory
+//! straight from the file's bytes and a writer writes the values' memory as it is
+//! ([`H5Type::image_bytes_mut`], [`H5Type::image_bytes`], [`H5Type::zeroed_vec`];
+//! [`H5Type::has_byte_image`] says whether a type has them): the primitive integers and
+//! floats (through `bytemuck`), and derived `#[repr(C)]` structs marked `#[h5(zerocopy)]`,
+//! which also derive [`zerocopy`]'s `FromBytes`, `IntoBytes` and `Immutable` (every bit
+//! pattern a valid value, no padding byte, no interior mutability). Their memory is their
+//! image, so whenever the file's datatype equals the memory type byte for byte the read is
+//! a copy; when it does not, the file's bytes are converted inside the vector's memory.
 
 use core::fmt;
 use core::marker::PhantomData;
@@ -108,9 +119,11 @@ pub trait H5Type: Sized {
     }
 
     /// For types whose memory is their memory image and whose every bit pattern is a valid
-    /// value (the primitive integers and floats, which are `bytemuck::Pod`): the bytes of
-    /// `values`, so that a reader can fill (and convert) them in place instead of decoding
-    /// value by value. `None`, the default, for every other type.
+    /// value (the primitive integers and floats, which are `bytemuck::Pod`, and the derived
+    /// structs marked `#[h5(zerocopy)]`, through [`zerocopy`]): the bytes of `values`, so
+    /// that a reader can fill (and convert) them in place instead of decoding value by value.
+    /// `None`, the default, for every other type. A type that has it has
+    /// [`image_bytes`](H5Type::image_bytes) and [`zeroed_vec`](H5Type::zeroed_vec) too.
     fn image_bytes_mut(values: &mut [Self]) -> Option<&mut [u8]> {
         let _ = values;
         None
@@ -129,6 +142,13 @@ pub trait H5Type: Sized {
     fn zeroed_vec(n: usize) -> Option<Vec<Self>> {
         let _ = n;
         None
+    }
+
+    /// Whether the type's memory is its byte image ([`image_bytes_mut`](H5Type::image_bytes_mut)
+    /// and the others give `Some`): reads fill a `Vec<Self>` straight from the file's bytes
+    /// and writes take the values' memory as it is, with no encoding or decoding per value.
+    fn has_byte_image() -> bool {
+        Self::image_bytes(&[]).is_some()
     }
 }
 
@@ -1062,6 +1082,8 @@ pub fn pack(t: &Datatype) -> Datatype {
 pub mod __private {
     pub use super::{H5Type, VarLenHeap};
     pub use crate::{Datatype, Error, Result};
+    pub use ::std::vec::Vec;
+    pub use zerocopy;
 
     /// The compound datatype of a derived struct. The derive checks names at compile time
     /// and offsets and sizes come from the compiler, so a failure means a hand-written

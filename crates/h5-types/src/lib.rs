@@ -25,3 +25,7 @@ pub use error::{Error, ErrorKind, Loss, Result};
 #[doc(hidden)]
 pub use h5type::__private;
 pub use h5type::H5Type;
+/// The `zerocopy` crate, whose `FromBytes`, `IntoBytes` and `Immutable` a derived struct
+/// marked `#[h5(zerocopy)]` needs (derive them with `#[zerocopy(crate = "h5::zerocopy")]`
+/// to use this copy, or depend on `zerocopy` 0.8 directly).
+pub use zerocopy;

@@ -287,6 +287,15 @@ impl Dataset {
 
     // ----- reading -----
 
+    /// Whether reading as `T` fills the result straight from the stored bytes, with nothing
+    /// converted or decoded per element: `T`'s memory is its byte image (the primitive
+    /// numbers, or a derived struct marked `#[h5(zerocopy)]`) and the file's datatype equals
+    /// `T`'s memory type byte for byte (same members, offsets, sizes, byte order and
+    /// padding). When it is `false` the read converts as usual.
+    pub fn reads_directly<T: H5Type>(&self) -> Result<bool> {
+        Ok(self.io()?.reads_directly::<T>())
+    }
+
     /// Every element converted to `T`, in row-major order.
     pub fn read<T: H5Type>(&self) -> Result<Vec<T>> {
         self.reading(|d| d.read::<T>())

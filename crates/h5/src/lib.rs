@@ -264,6 +264,9 @@ pub use h5_types as types;
 /// assert_eq!(S1::h5_type_packed().size(), 13);
 /// ```
 pub use h5_derive::H5Type;
+/// The `zerocopy` crate (0.8), for the structs marked `#[h5(zerocopy)]`: derive its
+/// `FromBytes`, `IntoBytes` and `Immutable` with `#[zerocopy(crate = "h5::zerocopy")]`.
+pub use h5_types::zerocopy;
 pub use h5_types::H5Type;
 
 #[doc(hidden)]

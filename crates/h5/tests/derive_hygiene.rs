@@ -62,6 +62,24 @@ mod renamed {
     #[repr(transparent)]
     pub struct Wrapper(pub f32);
 
+    /// The zerocopy opt-in (zerocopy's own derives reached through the renamed crate).
+    #[derive(H5Type, FromBytes, IntoBytes, Immutable)]
+    #[zerocopy(crate = "::renamed_h5::zerocopy")]
+    #[h5(crate = "::renamed_h5", zerocopy)]
+    #[repr(C)]
+    pub struct Bytes {
+        pub a: u32,
+        pub b: f32,
+    }
+
+    /// The opt-in on a generic type: the zerocopy bounds go into the impl's where clause.
+    #[derive(H5Type, FromBytes, IntoBytes, Immutable)]
+    #[zerocopy(crate = "::renamed_h5::zerocopy")]
+    #[h5(crate = "::renamed_h5", zerocopy)]
+    #[repr(transparent)]
+    pub struct Same<T>(pub T);
+
+    use super::renamed_h5::zerocopy::{FromBytes, Immutable, IntoBytes};
     use super::the_std::clone::Clone;
     use super::the_std::marker::Copy;
 }
@@ -94,4 +112,7 @@ fn output_compiles_without_prelude_and_with_a_renamed_crate() {
         <f32 as H5Type>::h5_type()
     );
     the_std::assert_eq!(<default_path::Plain as H5Type>::h5_type().size(), 4);
+    the_std::assert!(<renamed::Bytes as H5Type>::has_byte_image());
+    the_std::assert!(<renamed::Same<u64> as H5Type>::has_byte_image());
+    the_std::assert!(!<default_path::Plain as H5Type>::has_byte_image());
 }

@@ -19,11 +19,14 @@ pub struct Attr<T> {
     pub value: T,
 }
 
-/// Container attributes: `#[h5(crate = "path")]`.
+/// Container attributes: `#[h5(crate = "path")]`, `#[h5(zerocopy)]`.
 #[derive(Default)]
 pub struct Container {
     /// The path of the crate that re-exports `__private` (default `::h5`).
     pub krate: Option<Attr<syn::Path>>,
+    /// The struct's memory is its byte image, through zerocopy's `FromBytes`, `IntoBytes`
+    /// and `Immutable` (which the struct must implement).
+    pub zerocopy: Option<Attr<()>>,
 }
 
 /// Field attributes: `#[h5(name = "...")]`, `#[h5(skip)]`.
@@ -155,25 +158,34 @@ impl Container {
     /// Parse the container's `#[h5(...)]` attributes.
     pub fn from_attrs(cx: &Ctxt, attrs: &[syn::Attribute]) -> Container {
         let mut c = Container::default();
-        parse_h5(cx, attrs, "a type", "`crate = \"...\"`", |meta| {
-            if meta.path.is_ident("crate") {
-                let lit: LitStr = meta.value()?.parse()?;
-                match lit.parse::<syn::Path>() {
-                    Ok(path) => set_once(cx, &mut c.krate, meta, path),
-                    Err(_) => cx.error_spanned_by(
-                        &lit,
-                        format!(
-                            "`crate` must be a path, such as \"h5\" or \"::my_crate::h5\"; \
+        parse_h5(
+            cx,
+            attrs,
+            "a type",
+            "`crate = \"...\"` or `zerocopy`",
+            |meta| {
+                if meta.path.is_ident("crate") {
+                    let lit: LitStr = meta.value()?.parse()?;
+                    match lit.parse::<syn::Path>() {
+                        Ok(path) => set_once(cx, &mut c.krate, meta, path),
+                        Err(_) => cx.error_spanned_by(
+                            &lit,
+                            format!(
+                                "`crate` must be a path, such as \"h5\" or \"::my_crate::h5\"; \
                              `{}` is not one",
-                            lit.value()
+                                lit.value()
+                            ),
                         ),
-                    ),
+                    }
+                    Ok(true)
+                } else if meta.path.is_ident("zerocopy") {
+                    set_once(cx, &mut c.zerocopy, meta, ());
+                    Ok(true)
+                } else {
+                    Ok(false)
                 }
-                Ok(true)
-            } else {
-                Ok(false)
-            }
-        });
+            },
+        );
         c
     }
 }

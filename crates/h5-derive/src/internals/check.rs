@@ -14,10 +14,39 @@ pub fn check(cx: &Ctxt, cont: &Container) {
         Data::Struct(fields) => {
             check_struct_repr(cx, cont);
             check_struct_members(cx, cont, fields);
+            check_zerocopy_struct(cx, cont, fields);
         }
         Data::Enum(variants) => {
             check_enum_repr(cx, cont);
             check_variants(cx, cont, variants);
+            if let Some(z) = &cont.attrs.zerocopy {
+                cx.error_at(
+                    z.span,
+                    "#[h5(zerocopy)] is for structs: an enum's values are a few bit patterns \
+                     of its integer, so its bytes cannot be taken as they are (zerocopy's \
+                     FromBytes)",
+                );
+            }
+        }
+    }
+}
+
+/// A `#[h5(zerocopy)]` struct is read straight from the file's bytes: every field is filled
+/// from them, so none can be skipped (a skipped field would hold the bytes the file has
+/// there, not `Default::default()`). A repr(transparent) struct's skipped fields are
+/// zero-sized: they hold no bytes.
+fn check_zerocopy_struct(cx: &Ctxt, cont: &Container, fields: &[Field]) {
+    if cont.attrs.zerocopy.is_none() || cont.repr.transparent.is_some() {
+        return;
+    }
+    for f in fields {
+        if let Some(skip) = &f.attrs.skip {
+            cx.error_at(
+                skip.span,
+                "a #[h5(zerocopy)] struct is filled straight from the file's bytes, so a \
+                 field marked #[h5(skip)] would hold whatever bytes the file has there: make \
+                 it a member, or drop #[h5(zerocopy)]",
+            );
         }
     }
 }
