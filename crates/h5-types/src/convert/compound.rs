@@ -15,6 +15,7 @@ use crate::{CompoundType, Datatype, Error, ErrorKind, Loss, Result};
 pub(crate) struct MemberPlan {
     src_offset: usize,
     dst_offset: usize,
+    dst_size: usize,
     plan: Plan,
 }
 
@@ -23,6 +24,149 @@ pub(crate) struct CompoundPlan {
     members: Vec<MemberPlan>,
     /// The destination members the source does not have (for strict conversions).
     missing: Vec<String>,
+    /// When every matched member is copied unchanged (equal member types), the byte runs
+    /// to copy, adjacent members merged: the compound is then converted element by
+    /// element with no member kernel at all.
+    copies: Option<Copies>,
+    /// Whether the matched members write every byte of the destination (so that the
+    /// destination's previous contents cannot show when no handler is installed).
+    covers: bool,
+}
+
+/// One run of bytes copied from each source element to each destination element.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Run {
+    src: usize,
+    dst: usize,
+    len: usize,
+}
+
+/// The runs of a compound whose members are all copied, with the extent of each element
+/// they touch.
+#[derive(Clone, Debug)]
+struct Copies {
+    runs: Vec<Run>,
+    /// One past the last source byte, and destination byte, of an element that a run
+    /// touches.
+    src_end: usize,
+    dst_end: usize,
+}
+
+impl Copies {
+    fn of(members: &[MemberPlan]) -> Option<Copies> {
+        let mut runs = Vec::with_capacity(members.len());
+        for m in members {
+            let Plan::Noop { size } = m.plan else {
+                return None;
+            };
+            if size > 0 {
+                runs.push(Run {
+                    src: m.src_offset,
+                    dst: m.dst_offset,
+                    len: size,
+                });
+            }
+        }
+        runs.sort_by_key(|r| r.dst);
+        if runs.windows(2).any(|w| w[0].dst + w[0].len > w[1].dst) {
+            // Overlapping destination members: the member order decides; not for here.
+            return None;
+        }
+        let mut merged: Vec<Run> = Vec::with_capacity(runs.len());
+        for r in runs {
+            match merged.last_mut() {
+                Some(last) if last.src + last.len == r.src && last.dst + last.len == r.dst => {
+                    last.len += r.len;
+                }
+                _ => merged.push(r),
+            }
+        }
+        Some(Copies {
+            src_end: merged.iter().map(|r| r.src + r.len).max().unwrap_or(0),
+            dst_end: merged.iter().map(|r| r.dst + r.len).max().unwrap_or(0),
+            runs: merged,
+        })
+    }
+
+    /// Copy the runs of `n` elements, element `i` at `src[i * ss..]` and `dst[i * ds..]`
+    /// (each run lies inside its element's stride). Runs of one common length go through
+    /// a loop with that length fixed, so each is a load and a store.
+    fn run(&self, src: &[u8], ss: usize, dst: &mut [u8], ds: usize, n: usize) {
+        if n == 0 || self.runs.is_empty() {
+            return;
+        }
+        // All elements but the last as whole strides; the last one is what follows.
+        let (head_s, last_s) = src.split_at((n - 1) * ss);
+        let (head_d, last_d) = dst.split_at_mut((n - 1) * ds);
+        let last_s = &last_s[..self.src_end];
+        let last_d = &mut last_d[..self.dst_end];
+        if ss == 0 || ds == 0 {
+            // Degenerate strides (every element in the same place): one copy is all.
+            copy_any(&self.runs, last_s, last_d);
+            return;
+        }
+        let elements = head_s.chunks_exact(ss).zip(head_d.chunks_exact_mut(ds));
+        let len = self.runs[0].len;
+        macro_rules! fixed {
+            ($l:expr) => {{
+                for (s, d) in elements {
+                    copy_fixed::<$l>(&self.runs, s, d);
+                }
+                copy_fixed::<$l>(&self.runs, last_s, last_d);
+            }};
+        }
+        match len {
+            _ if self.runs.iter().any(|r| r.len != len) => {
+                for (s, d) in elements {
+                    copy_any(&self.runs, s, d);
+                }
+                copy_any(&self.runs, last_s, last_d);
+            }
+            1 => fixed!(1),
+            2 => fixed!(2),
+            4 => fixed!(4),
+            8 => fixed!(8),
+            16 => fixed!(16),
+            _ => {
+                for (s, d) in elements {
+                    copy_any(&self.runs, s, d);
+                }
+                copy_any(&self.runs, last_s, last_d);
+            }
+        }
+    }
+}
+
+#[inline(always)]
+fn copy_fixed<const L: usize>(runs: &[Run], s: &[u8], d: &mut [u8]) {
+    for r in runs {
+        d[r.dst..r.dst + L].copy_from_slice(&s[r.src..r.src + L]);
+    }
+}
+
+#[inline(always)]
+fn copy_any(runs: &[Run], s: &[u8], d: &mut [u8]) {
+    for r in runs {
+        d[r.dst..r.dst + r.len].copy_from_slice(&s[r.src..r.src + r.len]);
+    }
+}
+
+/// Whether a member's path writes every byte of each destination element (then the
+/// background cannot show through it).
+fn writes_whole_element(p: &Plan) -> bool {
+    match p {
+        Plan::Noop { .. }
+        | Plan::Swap { .. }
+        | Plan::IntFast(_)
+        | Plan::HardFloatFloat(_)
+        | Plan::HardIntFloat(_)
+        | Plan::HardFloatInt(_)
+        | Plan::SoftIntFloat(_)
+        | Plan::SoftFloatInt(_) => true,
+        Plan::Compound(c) => c.covers,
+        Plan::Array(a) => writes_whole_element(&a.base),
+        _ => false,
+    }
 }
 
 impl CompoundPlan {
@@ -60,6 +204,7 @@ impl CompoundPlan {
             members.push(MemberPlan {
                 src_offset: sm.offset,
                 dst_offset: dm.offset,
+                dst_size: dm.datatype.size(),
                 plan,
             });
         }
@@ -69,11 +214,37 @@ impl CompoundPlan {
             .filter(|dm| !s.members.iter().any(|sm| sm.name == dm.name))
             .map(|dm| dm.name.clone())
             .collect();
-        Ok(CompoundPlan { members, missing })
+        // Covered: the matched members' destination ranges, sorted, leave no gap.
+        let mut ranges: Vec<(usize, usize)> = members
+            .iter()
+            .filter(|m| writes_whole_element(&m.plan))
+            .map(|m| (m.dst_offset, m.dst_offset + m.dst_size))
+            .collect();
+        ranges.sort_unstable();
+        let mut end = 0;
+        for (a, b) in ranges {
+            if a <= end {
+                end = end.max(b);
+            }
+        }
+        let covers = end >= d.size;
+        let copies = Copies::of(&members);
+        Ok(CompoundPlan {
+            members,
+            missing,
+            copies,
+            covers,
+        })
     }
 
     pub(crate) fn is_stateless(&self) -> bool {
         self.members.iter().all(|m| m.plan.is_stateless())
+    }
+
+    /// Whether every byte of each destination element is written (see
+    /// [`Plan::overwrites_dst`]).
+    pub(crate) fn covers(&self) -> bool {
+        self.covers
     }
 }
 
@@ -94,6 +265,10 @@ impl Kernel for CompoundPlan {
             if let Some(name) = self.missing.first() {
                 ctx.lossy(0, Loss::MissingMember, || format!("member {name:?}"));
             }
+        }
+        if let Some(copies) = &self.copies {
+            copies.run(src, ss, dst, ds, n);
+            return Ok(());
         }
         // The reference converts member by member over all elements. When nothing can see
         // the order in which elements are visited (no handler, no netCDF bookkeeping) and

@@ -12,6 +12,7 @@
 //! source aside and convert once, so that they see the elements exactly as
 //! [`Converter::convert`] does.
 
+use super::packed::{array, map_in_place};
 use super::plan::Plan;
 use super::{with_ctx, ConversionOptions, Converter};
 use crate::Result;
@@ -83,9 +84,13 @@ impl Converter {
                 buf.len()
             ),
         }
-        // Only the compound paths read the destination's previous bytes.
-        let background = background.filter(|_| self.plan.needs_background());
-        let zero_background = background.is_none() && self.plan.needs_background();
+        // Only the compound paths read the destination's previous bytes, and only those
+        // whose members leave some destination bytes unwritten, or where a handler may
+        // see the destination element before it is written.
+        let background_shows =
+            self.plan.needs_background() && (opts.handler.is_some() || !self.plan.overwrites_dst());
+        let background = background.filter(|_| background_shows);
+        let zero_background = background.is_none() && background_shows;
         let init = |dst: &mut [u8], first: usize| {
             if let Some(b) = background {
                 dst.copy_from_slice(&b[first * ds..first * ds + dst.len()]);
@@ -155,31 +160,14 @@ impl Converter {
 fn swap_in_place(buf: &mut [u8], size: usize) {
     macro_rules! words {
         ($t:ty, $n:expr) => {
-            for e in buf.chunks_exact_mut($n) {
-                let mut a = [0u8; $n];
-                a.copy_from_slice(e);
-                e.copy_from_slice(&<$t>::from_le_bytes(a).swap_bytes().to_le_bytes());
-            }
+            map_in_place(buf, $n, |e| {
+                e.copy_from_slice(&<$t>::from_be_bytes(array::<$n>(e)).to_le_bytes())
+            })
         };
     }
     match size {
         2 => words!(u16, 2),
-        4 => {
-            // Two elements at a time: one 64-bit byte reversal swaps the bytes of both and
-            // their order; a rotation puts them back in place.
-            let mut pairs = buf.chunks_exact_mut(8);
-            for e in &mut pairs {
-                let mut a = [0u8; 8];
-                a.copy_from_slice(e);
-                e.copy_from_slice(
-                    &u64::from_le_bytes(a)
-                        .swap_bytes()
-                        .rotate_left(32)
-                        .to_le_bytes(),
-                );
-            }
-            pairs.into_remainder().reverse();
-        }
+        4 => words!(u32, 4),
         8 => words!(u64, 8),
         16 => words!(u128, 16),
         _ => {
