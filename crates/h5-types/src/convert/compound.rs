@@ -41,15 +41,10 @@ struct Run {
     len: usize,
 }
 
-/// The runs of a compound whose members are all copied, with the extent of each element
-/// they touch.
+/// The runs of a compound whose members are all copied.
 #[derive(Clone, Debug)]
 struct Copies {
     runs: Vec<Run>,
-    /// One past the last source byte, and destination byte, of an element that a run
-    /// touches.
-    src_end: usize,
-    dst_end: usize,
 }
 
 impl Copies {
@@ -81,73 +76,42 @@ impl Copies {
                 _ => merged.push(r),
             }
         }
-        Some(Copies {
-            src_end: merged.iter().map(|r| r.src + r.len).max().unwrap_or(0),
-            dst_end: merged.iter().map(|r| r.dst + r.len).max().unwrap_or(0),
-            runs: merged,
-        })
+        Some(Copies { runs: merged })
     }
 
     /// Copy the runs of `n` elements, element `i` at `src[i * ss..]` and `dst[i * ds..]`
-    /// (each run lies inside its element's stride). Runs of one common length go through
-    /// a loop with that length fixed, so each is a load and a store.
+    /// (each run lies inside its element's stride), run by run: a strided loop whose copy
+    /// has a fixed length for the common lengths, so each element is a load and a store.
     fn run(&self, src: &[u8], ss: usize, dst: &mut [u8], ds: usize, n: usize) {
-        if n == 0 || self.runs.is_empty() {
+        if n == 0 {
             return;
         }
-        // All elements but the last as whole strides; the last one is what follows.
-        let (head_s, last_s) = src.split_at((n - 1) * ss);
-        let (head_d, last_d) = dst.split_at_mut((n - 1) * ds);
-        let last_s = &last_s[..self.src_end];
-        let last_d = &mut last_d[..self.dst_end];
-        if ss == 0 || ds == 0 {
-            // Degenerate strides (every element in the same place): one copy is all.
-            copy_any(&self.runs, last_s, last_d);
-            return;
-        }
-        let elements = head_s.chunks_exact(ss).zip(head_d.chunks_exact_mut(ds));
-        let len = self.runs[0].len;
-        macro_rules! fixed {
-            ($l:expr) => {{
-                for (s, d) in elements {
-                    copy_fixed::<$l>(&self.runs, s, d);
-                }
-                copy_fixed::<$l>(&self.runs, last_s, last_d);
-            }};
-        }
-        match len {
-            _ if self.runs.iter().any(|r| r.len != len) => {
-                for (s, d) in elements {
-                    copy_any(&self.runs, s, d);
-                }
-                copy_any(&self.runs, last_s, last_d);
+        for r in &self.runs {
+            let s = &src[r.src..r.src + (n - 1) * ss + r.len];
+            let d = &mut dst[r.dst..r.dst + (n - 1) * ds + r.len];
+            // All elements but the last as whole strides; the last is what follows.
+            let (s_head, s_last) = s.split_at((n - 1) * ss);
+            let (d_head, d_last) = d.split_at_mut((n - 1) * ds);
+            d_last.copy_from_slice(s_last);
+            if n == 1 {
+                continue;
             }
-            1 => fixed!(1),
-            2 => fixed!(2),
-            4 => fixed!(4),
-            8 => fixed!(8),
-            16 => fixed!(16),
-            _ => {
-                for (s, d) in elements {
-                    copy_any(&self.runs, s, d);
-                }
-                copy_any(&self.runs, last_s, last_d);
+            macro_rules! strided {
+                ($l:expr) => {
+                    for (a, b) in s_head.chunks_exact(ss).zip(d_head.chunks_exact_mut(ds)) {
+                        b[..$l].copy_from_slice(&a[..$l]);
+                    }
+                };
+            }
+            match r.len {
+                1 => strided!(1),
+                2 => strided!(2),
+                4 => strided!(4),
+                8 => strided!(8),
+                16 => strided!(16),
+                len => strided!(len),
             }
         }
-    }
-}
-
-#[inline(always)]
-fn copy_fixed<const L: usize>(runs: &[Run], s: &[u8], d: &mut [u8]) {
-    for r in runs {
-        d[r.dst..r.dst + L].copy_from_slice(&s[r.src..r.src + L]);
-    }
-}
-
-#[inline(always)]
-fn copy_any(runs: &[Run], s: &[u8], d: &mut [u8]) {
-    for r in runs {
-        d[r.dst..r.dst + r.len].copy_from_slice(&s[r.src..r.src + r.len]);
     }
 }
 

@@ -397,32 +397,26 @@ impl Kernel for HardFloatFloat {
 }
 
 /// Packed `f64` to `f32` without a handler: the results of [`HardFloatFloat`]'s general
-/// loop. Blocks of elements are cast in a loop that vectorizes (`cvtpd2ps`) and only notes
-/// whether a block holds a NaN, an infinity or a value beyond the `f32` range; such
-/// elements are then redone one by one. Returns the numbers of values above and below the
+/// loop. Steps of [`packed::STEP`] elements are cast in straight-line vector code
+/// (`cvtpd2ps`) that only notes whether the step holds a NaN, an infinity or a value beyond
+/// the `f32` range; such elements are then redone one by one. Returns the numbers of values above and below the
 /// `f32` range.
 #[inline(never)]
 fn narrow_f64_f32(src: &[u8], dst: &mut [u8], n: usize) -> (u64, u64) {
     let max = f64::from(f32::MAX);
     let load = |s: &[u8]| f64::from_le_bytes(array::<8>(s));
     let (mut hi, mut lo) = (0u64, 0u64);
-    // Short blocks: values beyond the range may be common (one in a few hundred), and
-    // each block holding one is looked at again.
-    const BLOCK: usize = 32;
-    for (sb, db) in src[..n * 8]
-        .chunks(BLOCK * 8)
-        .zip(dst[..n * 4].chunks_mut(BLOCK * 4))
-    {
-        let m = sb.len() / 8;
-        let special = packed::map(sb, 8, db, 4, m, false, |s, d, special| {
+    packed::steps(src, 8, dst, 4, n, |sb, db| {
+        let mut special = false;
+        for (s, d) in sb.chunks_exact(8).zip(db.chunks_exact_mut(4)) {
             let x = load(s);
             d.copy_from_slice(&(x as f32).to_le_bytes());
             // False for NaN as well as for infinities and values beyond the range.
             let finite_in_range = x.abs() <= max;
-            special | !finite_in_range
-        });
+            special |= !finite_in_range;
+        }
         if !special {
-            continue;
+            return;
         }
         for (s, d) in sb.chunks_exact(8).zip(db.chunks_exact_mut(4)) {
             let x = load(s);
@@ -439,7 +433,7 @@ fn narrow_f64_f32(src: &[u8], dst: &mut [u8], n: usize) -> (u64, u64) {
             };
             d.copy_from_slice(&r.to_le_bytes());
         }
-    }
+    });
     (hi, lo)
 }
 

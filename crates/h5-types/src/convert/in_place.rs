@@ -12,7 +12,7 @@
 //! source aside and convert once, so that they see the elements exactly as
 //! [`Converter::convert`] does.
 
-use super::packed::{array, map_in_place};
+use super::packed::{array, map_in_place, reverse};
 use super::plan::Plan;
 use super::{with_ctx, ConversionOptions, Converter};
 use crate::Result;
@@ -159,17 +159,18 @@ impl Converter {
 /// Reverse the bytes of each `size`-byte element of `buf`.
 fn swap_in_place(buf: &mut [u8], size: usize) {
     macro_rules! words {
-        ($t:ty, $n:expr) => {
+        ($n:expr) => {
             map_in_place(buf, $n, |e| {
-                e.copy_from_slice(&<$t>::from_be_bytes(array::<$n>(e)).to_le_bytes())
+                let a = array::<$n>(e);
+                reverse::<$n>(&a, e)
             })
         };
     }
     match size {
-        2 => words!(u16, 2),
-        4 => words!(u32, 4),
-        8 => words!(u64, 8),
-        16 => words!(u128, 16),
+        2 => words!(2),
+        4 => words!(4),
+        8 => words!(8),
+        16 => words!(16),
         _ => {
             for e in buf.chunks_exact_mut(size) {
                 e.reverse();

@@ -274,8 +274,15 @@ fn clamp_packed<S: Lane, D: Lane, const SBE: bool, const DBE: bool>(
         } else if S::N == 8 && D::N < 4 {
             let signed = S::MIN < 0;
             packed::map(sb, 8, db, D::N, m, (0u32, 0u32), |s, d, (h, l)| {
-                let b = S::ld::<SBE>(s).to_i64();
-                let (low, high) = (b as i32, (b >> 32) as i32);
+                // The halves loaded apart: from one 64-bit load, LLVM folds the
+                // saturation back into 64-bit compares, which SSE2 lacks, and the loop
+                // stays scalar.
+                let half = |b: &[u8]| i32::ld::<SBE>(b);
+                let (low, high) = if SBE {
+                    (half(&s[4..]), half(s))
+                } else {
+                    (half(s), half(&s[4..]))
+                };
                 // The value saturated to the 32-bit range: the low half when the high
                 // half only extends its sign (or is zero, unsigned), else the bound on
                 // the value's side.
