@@ -12,7 +12,7 @@
 //! source aside and convert once, so that they see the elements exactly as
 //! [`Converter::convert`] does.
 
-use super::packed::{array, map_in_place, reverse};
+use super::packed::{map_in_place, reverse_in_place};
 use super::plan::Plan;
 use super::{with_ctx, ConversionOptions, Converter};
 use crate::Result;
@@ -160,10 +160,7 @@ impl Converter {
 fn swap_in_place(buf: &mut [u8], size: usize) {
     macro_rules! words {
         ($n:expr) => {
-            map_in_place(buf, $n, |e| {
-                let a = array::<$n>(e);
-                reverse::<$n>(&a, e)
-            })
+            map_in_place(buf, $n, reverse_in_place::<{ $n / 2 }>)
         };
     }
     match size {

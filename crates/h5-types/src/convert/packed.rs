@@ -63,17 +63,32 @@ pub(crate) fn steps(
     }
 }
 
-/// Write the `N` bytes of `s` into `d` in reverse order (`N` even). The element is taken
-/// as 16-bit halves, written in reverse order each rotated by 8 bits: the form LLVM
-/// lowers to five SSE2 instructions per 16 bytes (`pshuflw`, `pshufhw`, `psllw`, `psrlw`,
-/// `por`), where a byte swap of whole words unpacks to 16-bit lanes and packs back.
+/// Write the `2 * H` bytes of `s` into `d` in reverse order. The element is read as 16-bit
+/// halves, each rotated by 8 bits, and written back in reverse order: the form LLVM
+/// lowers to five SSE2 instructions per 16 bytes (`psrlw`, `psllw`, `por`, `pshuflw`,
+/// `pshufhw`), where a byte reversal written otherwise (`swap_bytes`, or through a copy of
+/// the element) unpacks to 16-bit lanes and packs back, twice the work.
 #[inline(always)]
-pub(crate) fn reverse<const N: usize>(s: &[u8], d: &mut [u8]) {
-    let a = array::<N>(s);
-    for k in 0..N / 2 {
-        let w = u16::from_le_bytes([a[2 * k], a[2 * k + 1]]).rotate_left(8);
-        d[N - 2 - 2 * k..N - 2 * k].copy_from_slice(&w.to_le_bytes());
+pub(crate) fn reverse<const H: usize>(s: &[u8], d: &mut [u8]) {
+    let h: [u16; H] = std::array::from_fn(|k| half(s, k));
+    for (k, w) in h.iter().rev().enumerate() {
+        d[2 * k..2 * k + 2].copy_from_slice(&w.to_le_bytes());
     }
+}
+
+/// [`reverse`] of an element where it lies.
+#[inline(always)]
+pub(crate) fn reverse_in_place<const H: usize>(e: &mut [u8]) {
+    let h: [u16; H] = std::array::from_fn(|k| half(e, k));
+    for (k, w) in h.iter().rev().enumerate() {
+        e[2 * k..2 * k + 2].copy_from_slice(&w.to_le_bytes());
+    }
+}
+
+/// The 16-bit half `k` of an element with its two bytes exchanged.
+#[inline(always)]
+fn half(e: &[u8], k: usize) -> u16 {
+    u16::from_le_bytes([e[2 * k], e[2 * k + 1]]).rotate_left(8)
 }
 
 /// Apply `f` to each `size`-byte element of `buf` where it lies.

@@ -553,7 +553,7 @@ fn swap_elements(src: &[u8], ss: usize, dst: &mut [u8], ds: usize, n: usize, siz
         ($t:ty, $n:expr) => {{
             if ss == $n && ds == $n {
                 packed::map(src, $n, dst, $n, n, (), |s, d, ()| {
-                    packed::reverse::<$n>(s, d)
+                    packed::reverse::<{ $n / 2 }>(s, d)
                 });
             } else if ss >= $n && ds >= $n {
                 for (s, d) in src.chunks(ss).zip(dst.chunks_mut(ds)).take(n) {
