@@ -4,9 +4,11 @@
 //! at its start. A pure byte swap reverses each element where it lies. Other paths that keep
 //! no state from one element to the next convert block by block: front to back when the
 //! destination elements are not larger than the source ones (a block's destination then
-//! never reaches a later block's source), back to front when they are larger (a block's
-//! destination never reaches an earlier block's source). A block whose destination bytes
-//! overlap its own source bytes is first copied into a small scratch buffer; the others are
+//! never reaches a later block's source); when they are larger, first the blocks whose
+//! destination lies past every source byte, front to back, then the same over the elements
+//! below them, and the last few blocks back to front (see `block_order`). A block whose
+//! destination bytes overlap its own source bytes is first copied into a small scratch
+//! buffer; the others are
 //! converted directly between the two parts of the buffer. Paths that do carry state
 //! across elements (the general float algorithms, variable-length data) copy the whole
 //! source aside and convert once, so that they see the elements exactly as
@@ -28,9 +30,10 @@ impl Converter {
     ///
     /// Results, exception counts, netCDF range errors (element indices over the whole
     /// buffer) and errors are those of [`Converter::convert`]; a handler may see the
-    /// exceptions in another order (back to front when the destination is larger, as in the
-    /// reference library). Compound members absent from the source become zero bytes (a
-    /// zero background; see [`Converter::convert_in_place_with_background`]). When the
+    /// exceptions in another order (blocks out of element order when the destination is
+    /// larger, as the reference library also converts). Compound members absent from the
+    /// source become zero bytes (a zero background; see
+    /// [`Converter::convert_in_place_with_background`]). When the
     /// conversion fails part way (a handler aborts), the buffer holds a mix of converted
     /// and unconverted bytes.
     pub fn convert_in_place(
@@ -118,14 +121,9 @@ impl Converter {
                 return self.plan.run(&src, ss, dst, ds, n, ctx);
             }
             let block = (BLOCK_BYTES / big).max(1).min(n);
-            let blocks = n.div_ceil(block);
             let mut scratch = Vec::new();
             let mut result = Ok(());
-            for k in 0..blocks {
-                // Front to back unless the destination is larger.
-                let k = if ds > ss { blocks - 1 - k } else { k };
-                let start = k * block;
-                let len = block.min(n - start);
+            for (start, len) in block_order(n, ss, ds, block) {
                 let (s0, s1) = (start * ss, (start + len) * ss);
                 let (d0, d1) = (start * ds, (start + len) * ds);
                 ctx.base = start;
@@ -154,6 +152,39 @@ impl Converter {
             result
         })
     }
+}
+
+/// The blocks of `n` elements, `(first element, elements)`, in an order in which no block's
+/// destination bytes overwrite a source byte not yet converted (a block may still overlap
+/// its own source). Destination elements not larger than the source ones: front to back.
+/// Larger ones, as the reference library does it: first the elements from `a` on, where
+/// `a * ds` is past every source byte (`n * ss`), front to back, then the same over the `a`
+/// elements below, and so on; the last few blocks back to front. Long runs front to back
+/// stream through memory as fast as a copy, where blocks taken back to front restart the
+/// hardware prefetchers at every block.
+fn block_order(n: usize, ss: usize, ds: usize, block: usize) -> Vec<(usize, usize)> {
+    let blocks = |from: usize, to: usize| {
+        (from..to)
+            .step_by(block)
+            .map(move |start| (start, block.min(to - start)))
+    };
+    if ds <= ss {
+        return blocks(0, n).collect();
+    }
+    let mut order = Vec::with_capacity(n / block + 2);
+    let mut top = n;
+    loop {
+        // The first element whose destination lies past every source byte below `top`.
+        let a = (top * ss).div_ceil(ds);
+        if top - a < block {
+            break;
+        }
+        order.extend(blocks(a, top));
+        top = a;
+    }
+    let rest: Vec<(usize, usize)> = blocks(0, top).collect();
+    order.extend(rest.into_iter().rev());
+    order
 }
 
 /// Reverse the bytes of each `size`-byte element of `buf`.
