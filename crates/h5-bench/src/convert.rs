@@ -182,6 +182,16 @@ pub fn hash(bytes: &[u8]) -> u64 {
     h
 }
 
+/// The timed call: compile the path and convert `n` elements in place. Never inlined, so
+/// that an instruction count (`valgrind --tool=callgrind
+/// --toggle-collect='*convert_call*'`) can take exactly this call.
+#[inline(never)]
+fn convert_call(name: &str, src: &Datatype, dst: &Datatype, buf: &mut [u8], n: usize) -> Result {
+    let conv = Converter::new(src, dst).map_err(|e| format!("{name}: {e}"))?;
+    conv.convert_in_place(buf, n, &mut ConversionOptions::new())
+        .map_err(|e| format!("{name}: {e}"))
+}
+
 /// Our side of one benchmark: convert the input once to warm up, then `reps` times under the
 /// clock, printing a measurement each time.
 fn run_one(b: &Bench, mib: usize, reps: usize, dump: Option<&Path>) -> Result {
@@ -195,11 +205,7 @@ fn run_one(b: &Bench, mib: usize, reps: usize, dump: Option<&Path>) -> Result {
     // converted in place. (The compound's destination members all come from the source,
     // so the background, zero here and the previous result there, does not show.)
     let mut buf = vec![0u8; n * ss.max(ds)];
-    let convert = |buf: &mut [u8]| -> Result<()> {
-        let conv = Converter::new(&src, &dst).map_err(|e| format!("{}: {e}", b.name))?;
-        conv.convert_in_place(buf, n, &mut ConversionOptions::new())
-            .map_err(|e| format!("{}: {e}", b.name))
-    };
+    let convert = |buf: &mut [u8]| convert_call(b.name, &src, &dst, buf, n);
     buf[..n * ss].copy_from_slice(&input);
     convert(&mut buf)?; // warm-up: faults the pages in
     for _ in 0..reps {

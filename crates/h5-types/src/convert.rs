@@ -127,6 +127,7 @@ mod except;
 mod float;
 mod in_place;
 mod int;
+mod packed;
 mod plan;
 mod string;
 mod vlen;

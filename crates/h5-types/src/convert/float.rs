@@ -17,6 +17,7 @@
 use super::bits::{self, Dir};
 use super::except::{Action, Ctx, ExceptionKind, Special};
 use super::int::{with_int, Lane, StdInt};
+use super::packed::{self, array};
 use super::Kernel;
 use crate::{ByteOrder, Error, ErrorKind, FloatType, IntegerType, Loss, Norm, Pad, Result};
 
@@ -358,6 +359,10 @@ impl Kernel for HardFloatFloat {
         ctx: &mut Ctx,
     ) -> Result<()> {
         if !self.narrow {
+            if ss == 4 && ds == 8 {
+                widen_f32_f64(src, dst, n);
+                return Ok(());
+            }
             return two_pass(src, (ss, 4), dst, (ds, 8), n, ctx, |s, d| {
                 f32_to_f64_hw(u32::ld::<false>(s)).st::<false>(d);
                 None
@@ -392,33 +397,26 @@ impl Kernel for HardFloatFloat {
 }
 
 /// Packed `f64` to `f32` without a handler: the results of [`HardFloatFloat`]'s general
-/// loop. Blocks of elements are cast in a loop that vectorizes and only notes whether a
-/// block holds a NaN, an infinity or a value beyond the `f32` range; such elements are then
-/// redone one by one. Returns the numbers of values above and below the `f32` range.
+/// loop. Steps of [`packed::STEP`] elements are cast in straight-line vector code
+/// (`cvtpd2ps`) that only notes whether the step holds a NaN, an infinity or a value beyond
+/// the `f32` range; such elements are then redone one by one. Returns the numbers of values above and below the
+/// `f32` range.
 #[inline(never)]
 fn narrow_f64_f32(src: &[u8], dst: &mut [u8], n: usize) -> (u64, u64) {
-    const BLOCK: usize = 32;
     let max = f64::from(f32::MAX);
-    let load = |s: &[u8]| {
-        let mut a = [0u8; 8];
-        a.copy_from_slice(s);
-        f64::from_le_bytes(a)
-    };
+    let load = |s: &[u8]| f64::from_le_bytes(array::<8>(s));
     let (mut hi, mut lo) = (0u64, 0u64);
-    for (sb, db) in src[..n * 8]
-        .chunks(BLOCK * 8)
-        .zip(dst[..n * 4].chunks_mut(BLOCK * 4))
-    {
+    packed::steps(src, 8, dst, 4, n, |sb, db| {
         let mut special = false;
         for (s, d) in sb.chunks_exact(8).zip(db.chunks_exact_mut(4)) {
             let x = load(s);
+            d.copy_from_slice(&(x as f32).to_le_bytes());
             // False for NaN as well as for infinities and values beyond the range.
             let finite_in_range = x.abs() <= max;
             special |= !finite_in_range;
-            d.copy_from_slice(&(x as f32).to_le_bytes());
         }
         if !special {
-            continue;
+            return;
         }
         for (s, d) in sb.chunks_exact(8).zip(db.chunks_exact_mut(4)) {
             let x = load(s);
@@ -435,9 +433,36 @@ fn narrow_f64_f32(src: &[u8], dst: &mut [u8], n: usize) -> (u64, u64) {
             };
             d.copy_from_slice(&r.to_le_bytes());
         }
-    }
+    });
     (hi, lo)
 }
+
+/// Packed `f32` to `f64` (`cvtss2sd`, exact, raising nothing): blocks are cast in a loop
+/// that vectorizes (`cvtps2pd`) and notes whether a block holds a NaN, whose quiet form
+/// is then written one by one.
+#[inline(never)]
+fn widen_f32_f64(src: &[u8], dst: &mut [u8], n: usize) {
+    for (sb, db) in src[..n * 4]
+        .chunks(BLOCK * 4)
+        .zip(dst[..n * 8].chunks_mut(BLOCK * 8))
+    {
+        let m = sb.len() / 4;
+        let nan = packed::map(sb, 4, db, 8, m, false, |s, d, nan| {
+            let x = f32::from_le_bytes(array::<4>(s));
+            d.copy_from_slice(&f64::from(x).to_le_bytes());
+            nan | x.is_nan()
+        });
+        if nan {
+            for (s, d) in sb.chunks_exact(4).zip(db.chunks_exact_mut(8)) {
+                d.copy_from_slice(&f32_to_f64_hw(u32::from_le_bytes(array::<4>(s))).to_le_bytes());
+            }
+        }
+    }
+}
+
+/// The elements of a block of the float casts: the vectorized loop notes whether a block
+/// needs a second look (rarely: NaN), and a block stays in the first-level cache for it.
+const BLOCK: usize = 256;
 
 /// Native integer to `float`/`double` (`H5T__conv_int_float` and friends): a C cast, and a
 /// precision exception when the source has more bits than the destination's mantissa and
@@ -461,6 +486,13 @@ fn hard_int_float<S: Lane, F: FLane>(
     let sprec = 8 * S::N as u32;
     let dprec = F::MSIZE + 1;
     let mask = u128::MAX >> (128 - sprec);
+    if sprec <= dprec && ss == S::N && ds == F::N {
+        // Every value is exact: a plain cast (`cvtdq2pd` and friends), nothing to raise.
+        packed::map(src, S::N, dst, F::N, n, (), |s, d, ()| {
+            F::put::<false>(F::from_int(S::ld::<false>(s)), d)
+        });
+        return Ok(());
+    }
     two_pass(src, (ss, S::N), dst, (ds, F::N), n, ctx, |s, d| {
         let v = S::ld::<false>(s);
         F::put::<false>(F::from_int(v), d);

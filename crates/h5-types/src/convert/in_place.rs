@@ -4,14 +4,17 @@
 //! at its start. A pure byte swap reverses each element where it lies. Other paths that keep
 //! no state from one element to the next convert block by block: front to back when the
 //! destination elements are not larger than the source ones (a block's destination then
-//! never reaches a later block's source), back to front when they are larger (a block's
-//! destination never reaches an earlier block's source). A block whose destination bytes
-//! overlap its own source bytes is first copied into a small scratch buffer; the others are
+//! never reaches a later block's source); when they are larger, first the blocks whose
+//! destination lies past every source byte, front to back, then the same over the elements
+//! below them, and the last few blocks back to front (see `block_order`). A block whose
+//! destination bytes overlap its own source bytes is first copied into a small scratch
+//! buffer; the others are
 //! converted directly between the two parts of the buffer. Paths that do carry state
 //! across elements (the general float algorithms, variable-length data) copy the whole
 //! source aside and convert once, so that they see the elements exactly as
 //! [`Converter::convert`] does.
 
+use super::packed::{map_in_place, reverse_in_place};
 use super::plan::Plan;
 use super::{with_ctx, ConversionOptions, Converter};
 use crate::Result;
@@ -27,9 +30,10 @@ impl Converter {
     ///
     /// Results, exception counts, netCDF range errors (element indices over the whole
     /// buffer) and errors are those of [`Converter::convert`]; a handler may see the
-    /// exceptions in another order (back to front when the destination is larger, as in the
-    /// reference library). Compound members absent from the source become zero bytes (a
-    /// zero background; see [`Converter::convert_in_place_with_background`]). When the
+    /// exceptions in another order (blocks out of element order when the destination is
+    /// larger, as the reference library also converts). Compound members absent from the
+    /// source become zero bytes (a zero background; see
+    /// [`Converter::convert_in_place_with_background`]). When the
     /// conversion fails part way (a handler aborts), the buffer holds a mix of converted
     /// and unconverted bytes.
     pub fn convert_in_place(
@@ -83,9 +87,13 @@ impl Converter {
                 buf.len()
             ),
         }
-        // Only the compound paths read the destination's previous bytes.
-        let background = background.filter(|_| self.plan.needs_background());
-        let zero_background = background.is_none() && self.plan.needs_background();
+        // Only the compound paths read the destination's previous bytes, and only those
+        // whose members leave some destination bytes unwritten, or where a handler may
+        // see the destination element before it is written.
+        let background_shows =
+            self.plan.needs_background() && (opts.handler.is_some() || !self.plan.overwrites_dst());
+        let background = background.filter(|_| background_shows);
+        let zero_background = background.is_none() && background_shows;
         let init = |dst: &mut [u8], first: usize| {
             if let Some(b) = background {
                 dst.copy_from_slice(&b[first * ds..first * ds + dst.len()]);
@@ -113,14 +121,9 @@ impl Converter {
                 return self.plan.run(&src, ss, dst, ds, n, ctx);
             }
             let block = (BLOCK_BYTES / big).max(1).min(n);
-            let blocks = n.div_ceil(block);
             let mut scratch = Vec::new();
             let mut result = Ok(());
-            for k in 0..blocks {
-                // Front to back unless the destination is larger.
-                let k = if ds > ss { blocks - 1 - k } else { k };
-                let start = k * block;
-                let len = block.min(n - start);
+            for (start, len) in block_order(n, ss, ds, block) {
                 let (s0, s1) = (start * ss, (start + len) * ss);
                 let (d0, d1) = (start * ds, (start + len) * ds);
                 ctx.base = start;
@@ -151,37 +154,51 @@ impl Converter {
     }
 }
 
+/// The blocks of `n` elements, `(first element, elements)`, in an order in which no block's
+/// destination bytes overwrite a source byte not yet converted (a block may still overlap
+/// its own source). Destination elements not larger than the source ones: front to back.
+/// Larger ones, as the reference library does it: first the elements from `a` on, where
+/// `a * ds` is past every source byte (`n * ss`), front to back, then the same over the `a`
+/// elements below, and so on; the last few blocks back to front. Long runs front to back
+/// stream through memory as fast as a copy, where blocks taken back to front restart the
+/// hardware prefetchers at every block.
+fn block_order(n: usize, ss: usize, ds: usize, block: usize) -> Vec<(usize, usize)> {
+    let blocks = |from: usize, to: usize| {
+        (from..to)
+            .step_by(block)
+            .map(move |start| (start, block.min(to - start)))
+    };
+    if ds <= ss {
+        return blocks(0, n).collect();
+    }
+    let mut order = Vec::with_capacity(n / block + 2);
+    let mut top = n;
+    loop {
+        // The first element whose destination lies past every source byte below `top`.
+        let a = (top * ss).div_ceil(ds);
+        if top - a < block {
+            break;
+        }
+        order.extend(blocks(a, top));
+        top = a;
+    }
+    let rest: Vec<(usize, usize)> = blocks(0, top).collect();
+    order.extend(rest.into_iter().rev());
+    order
+}
+
 /// Reverse the bytes of each `size`-byte element of `buf`.
 fn swap_in_place(buf: &mut [u8], size: usize) {
     macro_rules! words {
-        ($t:ty, $n:expr) => {
-            for e in buf.chunks_exact_mut($n) {
-                let mut a = [0u8; $n];
-                a.copy_from_slice(e);
-                e.copy_from_slice(&<$t>::from_le_bytes(a).swap_bytes().to_le_bytes());
-            }
+        ($n:expr) => {
+            map_in_place(buf, $n, reverse_in_place::<{ $n / 2 }>)
         };
     }
     match size {
-        2 => words!(u16, 2),
-        4 => {
-            // Two elements at a time: one 64-bit byte reversal swaps the bytes of both and
-            // their order; a rotation puts them back in place.
-            let mut pairs = buf.chunks_exact_mut(8);
-            for e in &mut pairs {
-                let mut a = [0u8; 8];
-                a.copy_from_slice(e);
-                e.copy_from_slice(
-                    &u64::from_le_bytes(a)
-                        .swap_bytes()
-                        .rotate_left(32)
-                        .to_le_bytes(),
-                );
-            }
-            pairs.into_remainder().reverse();
-        }
-        8 => words!(u64, 8),
-        16 => words!(u128, 16),
+        2 => words!(2),
+        4 => words!(4),
+        8 => words!(8),
+        16 => words!(16),
         _ => {
             for e in buf.chunks_exact_mut(size) {
                 e.reverse();

@@ -8,6 +8,7 @@ use super::float::{
     SoftFloatInt, SoftIntFloat, StdFloat,
 };
 use super::int::{BitGeneral, IntFast, IntGeneral, StdInt};
+use super::packed;
 use super::string::StringPlan;
 use super::vlen::{SeqPlan, StrVarPlan};
 use super::x87::{is_native_ldouble, FloatToX87, IntToX87, X87ToFloat, X87ToInt};
@@ -440,6 +441,18 @@ impl Plan {
         }
     }
 
+    /// Whether the path writes every byte of every destination element, so that the
+    /// destination's previous contents (the background) cannot show in the result when no
+    /// handler is installed: compounds whose matched members cover the destination, and
+    /// arrays of them.
+    pub(crate) fn overwrites_dst(&self) -> bool {
+        match self {
+            Plan::Compound(c) => c.covers(),
+            Plan::Array(a) => a.base.overwrites_dst(),
+            _ => !self.needs_background(),
+        }
+    }
+
     pub(crate) fn run(
         &self,
         src: &[u8],
@@ -539,19 +552,13 @@ fn swap_elements(src: &[u8], ss: usize, dst: &mut [u8], ds: usize, n: usize, siz
     macro_rules! fixed {
         ($t:ty, $n:expr) => {{
             if ss == $n && ds == $n {
-                for (s, d) in src[..n * $n]
-                    .chunks_exact($n)
-                    .zip(dst[..n * $n].chunks_exact_mut($n))
-                {
-                    let mut a = [0u8; $n];
-                    a.copy_from_slice(s);
-                    d.copy_from_slice(&<$t>::from_le_bytes(a).swap_bytes().to_le_bytes());
-                }
+                packed::map(src, $n, dst, $n, n, (), |s, d, ()| {
+                    packed::reverse::<{ $n / 2 }>(s, d)
+                });
             } else if ss >= $n && ds >= $n {
                 for (s, d) in src.chunks(ss).zip(dst.chunks_mut(ds)).take(n) {
-                    let mut a = [0u8; $n];
-                    a.copy_from_slice(&s[..$n]);
-                    d[..$n].copy_from_slice(&<$t>::from_le_bytes(a).swap_bytes().to_le_bytes());
+                    let a = packed::array::<$n>(s);
+                    d[..$n].copy_from_slice(&<$t>::from_be_bytes(a).to_le_bytes());
                 }
             } else {
                 for i in 0..n {
@@ -562,30 +569,6 @@ fn swap_elements(src: &[u8], ss: usize, dst: &mut [u8], ds: usize, n: usize, siz
             }
             return;
         }};
-    }
-    if size == 4 && ss == 4 && ds == 4 {
-        // Two elements at a time: one 64-bit byte reversal swaps the bytes of both and their
-        // order, a rotation puts them back in place (cheaper than the vectorized form that
-        // baseline x86-64 gets for 32-bit swaps).
-        let mut pairs = src[..n * 4].chunks_exact(8);
-        let mut out = dst[..n * 4].chunks_exact_mut(8);
-        for (s, d) in (&mut pairs).zip(&mut out) {
-            let mut a = [0u8; 8];
-            a.copy_from_slice(s);
-            d.copy_from_slice(
-                &u64::from_le_bytes(a)
-                    .swap_bytes()
-                    .rotate_left(32)
-                    .to_le_bytes(),
-            );
-        }
-        let (s, d) = (pairs.remainder(), out.into_remainder());
-        if s.len() == 4 {
-            let mut a = [0u8; 4];
-            a.copy_from_slice(s);
-            d.copy_from_slice(&u32::from_le_bytes(a).swap_bytes().to_le_bytes());
-        }
-        return;
     }
     match size {
         2 => fixed!(u16, 2),

@@ -10,7 +10,7 @@ mod support;
 use crate as h5t;
 
 use super::super::*;
-use super::BLOCK_BYTES;
+use super::{block_order, BLOCK_BYTES};
 use crate::*;
 use support::{oracle, significant, values, Job, Outcome, Rng};
 
@@ -481,5 +481,40 @@ fn compound_background_is_kept_in_place() {
         let z = &zero[i * 16..i * 16 + 16];
         assert_eq!(z[..8], [0; 8]);
         assert_eq!(z[8..], (i as u64 + 1).to_le_bytes());
+    }
+}
+
+#[test]
+fn block_order_never_overwrites_a_source_still_to_be_read() {
+    for (n, ss, ds, block) in [
+        (2_000_000, 1, 8, 4096),
+        (100_000, 4, 8, 1000),
+        (77_777, 7, 8, 333),
+        (5000, 8, 4, 512),
+        (1, 1, 8, 1),
+        (9, 3, 5, 2),
+        (4096, 2, 16, 4096),
+        (10_000, 1000, 1001, 7),
+    ] {
+        let order = block_order(n, ss, ds, block);
+        let mut seen = vec![false; n];
+        // Which source bytes have been read (their element converted).
+        for (k, &(start, len)) in order.iter().enumerate() {
+            assert!(len > 0 && len <= block && start + len <= n);
+            for e in &mut seen[start..start + len] {
+                assert!(!*e, "element converted twice");
+                *e = true;
+            }
+            let (d0, d1) = (start * ds, (start + len) * ds);
+            // Every element of a later block still has its source bytes to be read.
+            for &(s, l) in &order[k + 1..] {
+                let (s0, s1) = (s * ss, (s + l) * ss);
+                assert!(
+                    d1 <= s0 || s1 <= d0,
+                    "n {n}, {ss} -> {ds}: block at {start} overwrites the source of block at {s}"
+                );
+            }
+        }
+        assert!(seen.iter().all(|&e| e), "every element converted");
     }
 }
