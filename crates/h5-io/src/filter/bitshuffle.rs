@@ -103,9 +103,46 @@ pub(super) fn shuffle_bits(src: &[u8], dst: &mut [u8], elem: usize) {
     }
 }
 
+/// [`transpose8`] of 8 words at once, step by step over the 8 (so it vectorizes).
+fn transpose8_x8(a: &mut [u64; 8]) {
+    for (s, mask) in [
+        (7, 0x00AA_00AA_00AA_00AA_u64),
+        (14, 0x0000_CCCC_0000_CCCC),
+        (28, 0x0000_0000_F0F0_F0F0),
+    ] {
+        for x in a.iter_mut() {
+            let t = (*x ^ (*x >> s)) & mask;
+            *x ^= t ^ (t << s);
+        }
+    }
+}
+
+/// [`transpose_bytes`] of 8 matrices at once: `m[r][l]` is row `r` of matrix `l`. Each
+/// step works on the 8 matrices lane by lane, so it compiles to vector instructions (two
+/// words at a time with SSE2) where one matrix at a time spills its words to the stack.
+fn transpose_bytes_x8(m: &mut [[u64; 8]; 8]) {
+    for (b, mask) in [
+        (4, 0x0000_0000_FFFF_FFFF_u64),
+        (2, 0x0000_FFFF_0000_FFFF),
+        (1, 0x00FF_00FF_00FF_00FF),
+    ] {
+        let shift = 8 * b as u32;
+        for i in (0..8).filter(|i| i & b == 0) {
+            let (lo, hi) = m.split_at_mut(i + b);
+            let (a, c) = (&mut lo[i], &mut hi[0]);
+            for (x, y) in a.iter_mut().zip(c.iter_mut()) {
+                let t = ((*x >> shift) ^ *y) & mask;
+                *x ^= t << shift;
+                *y ^= t;
+            }
+        }
+    }
+}
+
 /// The inverse of [`shuffle_bits`]. 64 elements and 8 byte positions at a time: the 8
 /// rows of 8 bytes of each position are one byte transpose and 8 bit transposes, and the
-/// 8 positions of each element one more byte transpose, stored as one word.
+/// 8 positions of each element one more byte transpose, stored as one word; the 8
+/// positions' (and then the 8 groups') transposes run side by side as vector lanes.
 pub(super) fn unshuffle_bits(src: &[u8], dst: &mut [u8], elem: usize) {
     let n = src.len() / elem.max(1);
     let row = n / 8;
@@ -117,28 +154,37 @@ pub(super) fn unshuffle_bits(src: &[u8], dst: &mut [u8], elem: usize) {
     for g in (0..wide).step_by(8) {
         for j0 in (0..elem).step_by(8) {
             let nj = (elem - j0).min(8);
-            // x[jj][gg]: byte `m` is byte `j0 + jj` of element `8 * (g + gg) + m`.
-            let mut x = [[0u64; 8]; 8];
-            for (jj, xj) in x.iter_mut().enumerate().take(nj) {
+            // m[k][jj]: bytes g..g + 8 of plane k of byte j0 + jj.
+            let mut m = [[0u64; 8]; 8];
+            for jj in 0..nj {
                 let planes = &src[(j0 + jj) * 8 * row..];
-                let mut m = [0u64; 8];
-                for (k, v) in m.iter_mut().enumerate() {
-                    *v = le64(&planes[k * row + g..]);
-                }
-                transpose_bytes(&mut m);
-                for (v, &w) in xj.iter_mut().zip(&m) {
-                    *v = transpose8(w);
+                for (k, mk) in m.iter_mut().enumerate() {
+                    mk[jj] = le64(&planes[k * row + g..]);
                 }
             }
-            for gg in 0..8 {
-                let mut e = [0u64; 8];
-                for (v, xj) in e.iter_mut().zip(&x) {
-                    *v = xj[gg];
+            transpose_bytes_x8(&mut m);
+            // x[gg][jj]: byte `mm` is byte j0 + jj of element 8 * (g + gg) + mm.
+            for mk in m.iter_mut() {
+                transpose8_x8(mk);
+            }
+            let mut e = [[0u64; 8]; 8];
+            for (gg, mg) in m.iter().enumerate() {
+                for (ej, &w) in e.iter_mut().zip(mg) {
+                    ej[gg] = w;
                 }
-                transpose_bytes(&mut e);
-                for (m, v) in e.iter().enumerate() {
-                    let at = (8 * (g + gg) + m) * elem + j0;
-                    dst[at..at + nj].copy_from_slice(&v.to_le_bytes()[..nj]);
+            }
+            // e[mm][gg]: bytes j0.. of element 8 * (g + gg) + mm.
+            transpose_bytes_x8(&mut e);
+            for gg in 0..8 {
+                for (mm, em) in e.iter().enumerate() {
+                    let at = (8 * (g + gg) + mm) * elem + j0;
+                    let word = em[gg].to_le_bytes();
+                    // A fixed-size copy is one store; a variable one calls memcpy.
+                    if nj == 8 {
+                        dst[at..at + 8].copy_from_slice(&word);
+                    } else {
+                        dst[at..at + nj].copy_from_slice(&word[..nj]);
+                    }
                 }
             }
         }
@@ -172,6 +218,8 @@ struct Params {
     elem: usize,
     block: usize,
     inner: Inner,
+    /// The Zstandard level (client data 5).
+    zstd_level: i32,
 }
 
 fn params(cd: &[u32]) -> Result<Params> {
@@ -200,7 +248,12 @@ fn params(cd: &[u32]) -> Result<Params> {
         Some(&BITSHUFFLE_ZSTD) => Inner::Zstd,
         Some(c) => bail!(InvalidParameters, ID, "unknown bitshuffle compression {c}"),
     };
-    Ok(Params { elem, block, inner })
+    Ok(Params {
+        elem,
+        block,
+        inner,
+        zstd_level: super::zstd::level(cd.get(5).copied()),
+    })
 }
 
 /// The blocks of a chunk of `n` elements: full blocks, then the last one cut to a multiple
@@ -259,7 +312,7 @@ fn decode(cd: &[u32], input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<(
     let n = total / p.elem;
     out.clear();
     out.resize(total, 0);
-    let mut tmp = Vec::new();
+    let (mut tmp, mut scratch) = (Vec::new(), Vec::new());
     let mut pos = 0usize;
     let mut end = 0usize;
     for (first, count) in blocks(n, block) {
@@ -279,23 +332,15 @@ fn decode(cd: &[u32], input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<(
                 let Some(src) = body.get(pos..pos.saturating_add(stored)) else {
                     bail!(Corrupt, ID, "block at {pos} passes the end of the data");
                 };
-                tmp.clear();
+                // Every block but the last has the same size: `tmp` is sized once.
                 tmp.resize(bytes, 0);
+                let tmp = &mut tmp[..bytes];
                 if p.inner == Inner::Lz4 {
-                    super::lz4::decompress_block(ID, src, &mut tmp)?;
+                    super::lz4::decompress_block(ID, src, tmp)?;
                 } else {
-                    let mut z = Vec::new();
-                    super::zstd::decompress(ID, src, &mut z, bytes)?;
-                    ensure!(
-                        z.len() == bytes,
-                        Corrupt,
-                        ID,
-                        "zstd block decodes to {} bytes, expected {bytes}",
-                        z.len()
-                    );
-                    tmp = z;
+                    super::zstd::decompress_exact(ID, src, tmp, &mut scratch)?;
                 }
-                unshuffle_bits(&tmp, dst, p.elem);
+                unshuffle_bits(tmp, dst, p.elem);
                 pos += stored;
             }
         }
@@ -345,16 +390,16 @@ fn encode(cd: &[u32], input: &[u8], out: &mut Vec<u8>) -> Result<()> {
     for (first, count) in blocks(n, p.block) {
         let bytes = count * p.elem;
         let src = &input[first * p.elem..first * p.elem + bytes];
-        tmp.clear();
         tmp.resize(bytes, 0);
-        shuffle_bits(src, &mut tmp, p.elem);
+        let tmp = &mut tmp[..bytes];
+        shuffle_bits(src, tmp, p.elem);
         match p.inner {
-            Inner::None => out.extend_from_slice(&tmp),
+            Inner::None => out.extend_from_slice(tmp),
             Inner::Lz4 | Inner::Zstd => {
                 let c = if p.inner == Inner::Lz4 {
-                    super::lz4::compress_block(&tmp)
+                    super::lz4::compress_block(tmp)
                 } else {
-                    super::zstd::compress(&tmp)
+                    super::zstd::compress(ID, tmp, p.zstd_level)?
                 };
                 out.extend_from_slice(&(c.len() as u32).to_be_bytes());
                 out.extend_from_slice(&c);

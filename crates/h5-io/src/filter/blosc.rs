@@ -97,11 +97,8 @@ pub(super) fn decode_stream(id: FilterId, fmt: Format, src: &[u8], out: &mut [u8
             n
         }
         Format::Zstd => {
-            let mut v = Vec::new();
-            super::zstd::decompress(id, src, &mut v, want)?;
-            let n = v.len();
-            out[..n].copy_from_slice(&v);
-            n
+            super::zstd::decompress_exact(id, src, out, &mut Vec::new())?;
+            want
         }
     };
     ensure!(
@@ -333,8 +330,8 @@ pub(super) fn push_stream(
     Ok(())
 }
 
-/// Compress one stream with `codec` at `level` (0 to 9; zlib's level, the others' output
-/// does not depend on it).
+/// Compress one stream with `codec` at `level` (0 to 9: zlib's level, mapped for
+/// Zstandard as Blosc maps it; the other codecs' output does not depend on it).
 pub(super) fn compress_with(codec: BloscCodec, level: u32, src: &[u8]) -> Result<Vec<u8>> {
     Ok(match codec {
         BloscCodec::BloscLz => super::blosclz::compress(src),
@@ -344,7 +341,11 @@ pub(super) fn compress_with(codec: BloscCodec, level: u32, src: &[u8]) -> Result
             super::deflate::encode(&[level], src, &mut v)?;
             v
         }
-        BloscCodec::Zstd => super::zstd::compress(src),
+        // Blosc's Zstandard level for its own 0 to 9 (`zstd_wrap_compress`).
+        BloscCodec::Zstd => {
+            let zl = if level < 9 { level as i32 * 2 - 1 } else { 22 };
+            super::zstd::compress(FilterId::BLOSC, src, zl)?
+        }
     })
 }
 

@@ -1,17 +1,20 @@
 //! Zstandard (filter 32015, the HDF5 Zstandard plugin): the chunk is one Zstandard frame
 //! (or several, concatenated); client data 0 is the compression level.
 //!
-//! `ruzstd` decodes every frame the reference encoder writes. Its encoder implements one
-//! strategy (about the reference's level 1) for every level: the level is stored as given
-//! and any Zstandard decoder reads the frames, but they are not the bytes the plugin's
-//! encoder writes at that level (the format does not fix them).
+//! `rusty_zstd` decodes and encodes: it has the reference's strategies for every level
+//! (-7 to 22), so a level gives about the reference's ratio and speed. Its frames are read
+//! by any Zstandard decoder, but they need not be the reference encoder's bytes (the format
+//! does not fix them). As the plugin's `ZSTD_compress` does, frames carry the content size
+//! (the plugin's decoder sizes its output by it) and no checksum.
 
-use ruzstd::decoding::FrameDecoder;
-use ruzstd::encoding::CompressionLevel;
+use rusty_zstd::{CompressOptions, DecompressOptions};
 
 use super::{bail, ensure, DecodeContext, Filter, FilterCodec, FilterId, Result, Step};
 
 const ID: FilterId = FilterId::ZSTD;
+
+/// The level the plugin uses for 0 or no client data (`ZSTD_CLEVEL_DEFAULT`).
+pub(super) const DEFAULT_LEVEL: i32 = rusty_zstd::DEFAULT_CLEVEL;
 
 /// Decode the frames of `input` into `out` (cleared first), failing past `limit` bytes.
 pub(super) fn decompress(
@@ -21,17 +24,11 @@ pub(super) fn decompress(
     limit: usize,
 ) -> Result<()> {
     out.clear();
-    // The decoder writes into a buffer of the bound (allocated before decoding) and stops
-    // with an error where the data would pass it.
-    let cap = limit;
-    out.resize(cap, 0);
-    let mut dec = FrameDecoder::new();
-    match dec.decode_all(input, out) {
-        Ok(n) => {
-            out.truncate(n);
-            Ok(())
-        }
-        Err(ruzstd::decoding::errors::FrameDecoderError::TargetTooSmall) => {
+    // The decoder checks each frame's declared size and each block against the bound
+    // before it grows `out` (by at most one block past a lying frame's size).
+    match rusty_zstd::decompress_into_with_limit(out, input, DecompressOptions::default(), limit) {
+        Ok(_) => Ok(()),
+        Err(rusty_zstd::Error::ContentSizeTooLarge) => {
             out.clear();
             bail!(LimitExceeded, id, "decompressed data exceeds {limit} bytes")
         }
@@ -42,36 +39,50 @@ pub(super) fn decompress(
     }
 }
 
-/// One Zstandard frame of `input` (the level does not change the encoder; see the module
-/// documentation), its header declaring the content size: the plugin's decoder sizes its
-/// output by it (`ZSTD_getDecompressedSize`), which `ruzstd`'s encoder leaves out.
-pub(super) fn compress(input: &[u8]) -> Vec<u8> {
-    let frame = ruzstd::encoding::compress_to_vec(input, CompressionLevel::Fastest);
-    with_content_size(frame, input.len() as u64)
+/// Decode the frames of `input` into exactly `out` (the size the caller knows), using
+/// `scratch` for the decoder's output.
+pub(super) fn decompress_exact(
+    id: FilterId,
+    input: &[u8],
+    out: &mut [u8],
+    scratch: &mut Vec<u8>,
+) -> Result<()> {
+    decompress(id, input, scratch, out.len())?;
+    ensure!(
+        scratch.len() == out.len(),
+        Corrupt,
+        id,
+        "zstd data decodes to {} bytes, expected {}",
+        scratch.len(),
+        out.len()
+    );
+    out.copy_from_slice(scratch);
+    Ok(())
 }
 
-/// Add "Frame_Content_Size" to a frame header that has none: its descriptor gets the
-/// 4- or 8-byte size flag, and the size follows the window descriptor.
-fn with_content_size(frame: Vec<u8>, size: u64) -> Vec<u8> {
-    let Some(&fhd) = frame.get(4) else {
-        return frame;
-    };
-    let (fcs_flag, single_segment, dict_flag) = (fhd >> 6, fhd & 0x20 != 0, fhd & 3);
-    if fcs_flag != 0 || single_segment || dict_flag != 0 {
-        return frame;
+/// The encoder's level for a client-data level: 0 is the default, as for the plugin, and
+/// levels under the encoder's least (`-7`) encode at it.
+pub(super) fn level(cd: Option<u32>) -> i32 {
+    match cd.map(|l| l as i32) {
+        None | Some(0) => DEFAULT_LEVEL,
+        Some(l) => l.clamp(rusty_zstd::MIN_CLEVEL, rusty_zstd::MAX_CLEVEL),
     }
-    let (flag, bytes) = match u32::try_from(size) {
-        Ok(n) => (2u8, n.to_le_bytes().to_vec()),
-        Err(_) => (3u8, size.to_le_bytes().to_vec()),
+}
+
+/// One Zstandard frame of `input` at `level` (-7 to 22), its header declaring the content
+/// size, without a checksum.
+pub(super) fn compress(id: FilterId, input: &[u8], level: i32) -> Result<Vec<u8>> {
+    let opts = CompressOptions {
+        level,
+        checksum: false,
     };
-    // Magic, descriptor, window descriptor, then the size.
-    let mut out = Vec::with_capacity(frame.len() + bytes.len());
-    out.extend_from_slice(&frame[..4]);
-    out.push(fhd | flag << 6);
-    out.extend_from_slice(frame.get(5..6).unwrap_or_default());
-    out.extend_from_slice(&bytes);
-    out.extend_from_slice(frame.get(6..).unwrap_or_default());
-    out
+    rusty_zstd::compress_with(input, opts).map_err(|e| {
+        super::Error::new(
+            super::ErrorKind::EncodeFailed,
+            id,
+            format!("zstd level {level}: {e}"),
+        )
+    })
 }
 
 /// The Zstandard codec.
@@ -104,7 +115,51 @@ impl FilterCodec for Zstd {
                 "zstd level {level} (the most is 22)"
             );
         }
-        *out = compress(input);
+        *out = compress(ID, input, level(f.client_data.first().copied()))?;
         Ok(Step::Replaced)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_declare_their_size_and_no_checksum() {
+        let data: Vec<u8> = (0..100_000u32)
+            .flat_map(|i| (i / 7).to_le_bytes())
+            .collect();
+        let frame = compress(ID, &data, DEFAULT_LEVEL).unwrap();
+        assert_eq!(
+            rusty_zstd::content_size(&frame).unwrap(),
+            Some(data.len() as u64)
+        );
+        // Frame_Header_Descriptor bit 2: Content_Checksum_flag.
+        assert_eq!(frame[4] & 4, 0);
+        let mut out = Vec::new();
+        decompress(ID, &frame, &mut out, data.len()).unwrap();
+        assert_eq!(out, data);
+        let err = decompress(ID, &frame, &mut out, data.len() - 1).unwrap_err();
+        assert_eq!(err.kind(), super::super::ErrorKind::LimitExceeded);
+        assert!(out.is_empty());
+        let mut exact = vec![0u8; data.len() + 1];
+        let err = decompress_exact(ID, &frame, &mut exact, &mut out).unwrap_err();
+        assert_eq!(err.kind(), super::super::ErrorKind::Corrupt);
+    }
+
+    #[test]
+    fn levels_map_as_the_plugin_reads_them() {
+        assert_eq!(level(None), 3);
+        assert_eq!(level(Some(0)), 3);
+        assert_eq!(level(Some(19)), 19);
+        assert_eq!(level(Some(-5i32 as u32)), -5);
+        assert_eq!(level(Some(-1000i32 as u32)), -7);
+        for l in [-7, -1, 1, 3, 9, 19, 22] {
+            let data = vec![7u8; 10_000];
+            let frame = compress(ID, &data, l).unwrap();
+            let mut out = Vec::new();
+            decompress(ID, &frame, &mut out, data.len()).unwrap();
+            assert_eq!(out, data, "level {l}");
+        }
     }
 }
