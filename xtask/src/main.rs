@@ -9,7 +9,7 @@
 //!   output of `h5dump` loading hdf5plugin's plugins into `.../fixtures/plugins/`; with
 //!   `--check`, regenerate into a scratch folder and fail if anything differs from what is
 //!   committed.
-//! - `bench [GROUP...] [--runs N] [--reps R] [--mib M] [--tsv]`: build `h5-bench` in release and run it:
+//! - `bench [GROUP...] [--runs N] [--reps R] [--mib M] [--threads T] [--tsv]`: build `h5-bench` in release and run it:
 //!   each benchmark group side by side with the reference (for `convert`, the reference
 //!   library's `H5Tconvert`; for `read` and `write`, h5py), interleaved, reported as median
 //!   times and their ratios. `bench peers [...]`: the read group against h5py and the other
@@ -62,7 +62,7 @@ fn main() -> ExitCode {
         Some("bench") => bench(&args[1..]),
         Some("build-viewer") => viewer::build(),
         Some("help") | Some("--help") | Some("-h") | None => {
-            println!("usage: cargo xtask <task>\n\ntasks:\n  ci               install oracles, fmt check, clippy -D warnings, all tests\n  install-oracles  install h5dump/libhdf5 (apt), h5py and hdf5plugin (pip) if missing\n  gen-fixtures     write the h5py fixtures and their reference dumps (--check: verify them)\n  build-viewer     build the h5web bundle `h5 serve` embeds (npm, cached)\n  bench            benchmarks side by side with the reference library and h5py: [convert] [read] [write] [--runs N] [--reps R] [--mib M] [--tsv] [--svg FILE]; peers [--runs N] [--mib M] [--svg FILE]");
+            println!("usage: cargo xtask <task>\n\ntasks:\n  ci               install oracles, fmt check, clippy -D warnings, all tests\n  install-oracles  install h5dump/libhdf5 (apt), h5py and hdf5plugin (pip) if missing\n  gen-fixtures     write the h5py fixtures and their reference dumps (--check: verify them)\n  build-viewer     build the h5web bundle `h5 serve` embeds (npm, cached)\n  bench            benchmarks side by side with the reference library and h5py: [convert] [read] [write] [--runs N] [--reps R] [--mib M] [--threads T] [--tsv] [--svg FILE]; peers [--runs N] [--mib M] [--svg FILE]");
             Ok(())
         }
         Some(other) => Err(format!("unknown task {other:?} (try `cargo xtask help`)")),

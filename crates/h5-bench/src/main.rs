@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 const USAGE: &str =
-    "usage: h5-bench [GROUP...] [--runs N] [--reps R] [--mib M] [--tsv] [--svg FILE]
+    "usage: h5-bench [GROUP...] [--runs N] [--reps R] [--mib M] [--threads T] [--tsv] [--svg FILE]
        h5-bench peers [BENCH...] [--runs N] [--reps R] [--mib M] [--svg FILE] --peer LABEL=EXE...
        h5-bench worker GROUP MIB REPS NAME|all [DUMPFILE]
 
@@ -28,6 +28,7 @@ differ.
            crate's binaries; `cargo xtask bench peers` builds and names them), each side in
            a fresh process per benchmark; prints a Markdown table (defaults: N 5, R 1, M 256)
 
+--threads T runs our side with T worker threads (RAYON_NUM_THREADS; default: one per core).
 --svg FILE writes a bar chart of the ratios (of the last group run, or of the peers table).";
 
 fn main() -> ExitCode {
@@ -66,7 +67,7 @@ fn run(args: &[String]) -> Result<bool, String> {
         return Ok(true);
     }
     let (mut runs, mut reps, mut mib, mut tsv) = (None, None, None, false);
-    let (mut svg, mut peers) = (None, Vec::new());
+    let (mut svg, mut peers, mut threads) = (None, Vec::new(), None);
     let our_exe = std::env::current_exe().map_err(|e| format!("locating h5-bench: {e}"))?;
     let mut names = Vec::new();
     let mut it = args.iter();
@@ -75,6 +76,7 @@ fn run(args: &[String]) -> Result<bool, String> {
             "--runs" => runs = Some(number("--runs", it.next())?),
             "--reps" => reps = Some(number("--reps", it.next())?),
             "--mib" => mib = Some(number("--mib", it.next())?),
+            "--threads" => threads = Some(number("--threads", it.next())?),
             "--tsv" => tsv = true,
             "--svg" => svg = Some(PathBuf::from(it.next().ok_or("--svg needs a file")?)),
             "--peer" => {
@@ -91,6 +93,14 @@ fn run(args: &[String]) -> Result<bool, String> {
             }
             s if s.starts_with('-') => return Err(format!("unknown option {s:?}\n{USAGE}")),
             s => names.push(s.to_owned()),
+        }
+    }
+    if let Some(t) = threads {
+        // Inherited by every worker; only our side sizes a thread pool from it (rayon's
+        // global pool, which chunk decoding and parallel reads use).
+        std::env::set_var("RAYON_NUM_THREADS", t.to_string());
+        if !tsv {
+            println!("our side: {t} worker thread(s) (RAYON_NUM_THREADS={t})\n");
         }
     }
     if names.first().map(String::as_str) == Some("peers") {

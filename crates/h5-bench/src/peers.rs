@@ -7,7 +7,7 @@
 //! its digest must equal h5py's: a peer whose output differs is reported as wrong and not
 //! ranked; one that cannot do a benchmark (no such API) says so and is shown as `n/a`.
 
-use crate::read::{ReadGroup, BENCHES};
+use crate::read::{ReadGroup, BENCHES, BUFFER_ROWS};
 use crate::runner::{Config, Group, Measurement, Side, Stats};
 use crate::svg::{bar_chart, Bar};
 use crate::Result;
@@ -89,6 +89,7 @@ pub fn run(cfg: &Config, peers: &[Peer], only: &[String], svg: Option<&Path>) ->
     let benches: Vec<(&str, &str)> = BENCHES
         .iter()
         .copied()
+        .filter(|(n, _)| !BUFFER_ROWS.contains(n))
         .filter(|(n, _)| only.is_empty() || only.iter().any(|o| o == n))
         .collect();
     // Sides: 0 ours, 1 h5py, then the peers.

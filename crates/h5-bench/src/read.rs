@@ -21,10 +21,18 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 /// The benchmarks: name and description.
-pub const BENCHES: [(&str, &str); 11] = [
+pub const BENCHES: [(&str, &str); 13] = [
     ("open_list", "open and list 10,000 objects"),
     ("open_attr", "open and read one of 100 attributes"),
     ("contiguous", "contiguous f64"),
+    (
+        "contiguous_into",
+        "contiguous f64 into a touched buffer (read_into)",
+    ),
+    (
+        "contiguous_pread",
+        "its bytes, one pread into touched memory (the limit)",
+    ),
     ("chunked_deflate", "chunked f64, shuffle + deflate"),
     ("compound_field", "one field of a 5-field compound"),
     (
@@ -44,6 +52,10 @@ pub const BENCHES: [(&str, &str); 11] = [
     ),
 ];
 
+/// The rows that measure reading into a caller's buffer against the plain `pread` limit:
+/// run by ours and h5py (`read_direct`, `os.preadv`) only, not by the peers table.
+pub const BUFFER_ROWS: [&str; 2] = ["contiguous_into", "contiguous_pread"];
+
 /// The bytes one call of benchmark `name` counts at `mib` MiB (0: counted in objects).
 pub fn bench_bytes(name: &str, mib: usize) -> u64 {
     match name {
@@ -58,7 +70,7 @@ pub fn bench_file(name: &str) -> Option<(String, &'static str)> {
     Some(match name {
         "open_list" => ("list.h5".into(), "/"),
         "open_attr" => ("attrs.h5".into(), "/"),
-        "contiguous" => ("contiguous.h5".into(), "data"),
+        "contiguous" | "contiguous_into" | "contiguous_pread" => ("contiguous.h5".into(), "data"),
         "chunked_deflate" => ("deflate.h5".into(), "data"),
         "compound_field" => ("compound.h5".into(), "records"),
         "hyperslab" => ("slab.h5".into(), "data"),
@@ -108,13 +120,70 @@ struct FieldB {
     b: f64,
 }
 
-/// One read of ours. The clock stops before the output bytes are made.
-fn read_one(dir: &Path, name: &str) -> Result<Option<Timed>> {
+/// A buffer of `n` values, allocated and written (so its pages are resident) before a
+/// clock starts and kept from one call to the next: what `read_into` and the plain `pread`
+/// of the limit row read into.
+fn touched(buf: &mut Vec<f64>, n: usize) -> &mut [f64] {
+    if buf.len() != n {
+        *buf = vec![1.0; n];
+    }
+    buf
+}
+
+/// The byte offset of the contiguous dataset's data in its file (untimed: read before the
+/// clock starts, as the h5py side asks `get_offset()` first).
+fn contiguous_offset(path: &Path, object: &str) -> Result<u64> {
+    let f = h5::File::open(path).map_err(|e| e.to_string())?;
+    let layout = f
+        .dataset(object)
+        .and_then(|d| d.layout())
+        .map_err(|e| e.to_string())?;
+    match layout.class {
+        h5::LayoutClass::Contiguous { address, .. } if !address.is_undef() => Ok(address.0),
+        _ => Err(format!("{}: not contiguous", path.display())),
+    }
+}
+
+#[cfg(unix)]
+fn pread(f: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(f, buf, at)
+}
+
+#[cfg(not(unix))]
+fn pread(mut f: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    f.seek(SeekFrom::Start(at))?;
+    f.read_exact(buf)
+}
+
+/// One read of ours. The clock stops before the output bytes are made. `buf` is the
+/// touched buffer of the `_into` and `_pread` rows, kept between calls.
+fn read_one(dir: &Path, name: &str, mib: usize, buf: &mut Vec<f64>) -> Result<Option<Timed>> {
     let err = |e: h5::read::Error| format!("{name}: {e}");
     let Some((file, object)) = bench_file(name) else {
         return Err(format!("unknown read benchmark {name:?}"));
     };
     let path = dir.join(file);
+    if name == "contiguous_pread" {
+        let at = contiguous_offset(&path, object)?;
+        let buf = touched(buf, data::f64_count(mib));
+        let clock = data::Clock::start();
+        let f = std::fs::File::open(&path).map_err(|e| format!("{name}: {e}"))?;
+        let bytes = h5::H5Type::image_bytes_mut(&mut buf[..]).ok_or("f64 has an image")?;
+        pread(&f, bytes, at).map_err(|e| format!("{name}: {e}"))?;
+        drop(f);
+        return Ok(Some(Timed::stop(&clock, || f64_bytes(buf))));
+    }
+    if name == "contiguous_into" {
+        let buf = touched(buf, data::f64_count(mib));
+        let clock = data::Clock::start();
+        let f = h5::File::open(path).map_err(err)?;
+        f.dataset(object)
+            .and_then(|d| d.read_into(buf))
+            .map_err(err)?;
+        drop(f);
+        return Ok(Some(Timed::stop(&clock, || f64_bytes(buf))));
+    }
     let clock = data::Clock::start();
     Ok(Some(match name {
         "open_list" => {
@@ -218,7 +287,10 @@ pub fn run_worker(
 
 /// Our side: [`run_worker`] with our reads.
 pub fn worker(mib: usize, reps: usize, only: &str, dump: Option<&Path>) -> Result {
-    run_worker(reps, only, dump, mib, read_one)
+    let mut buf = Vec::new();
+    run_worker(reps, only, dump, mib, |dir, name| {
+        read_one(dir, name, mib, &mut buf)
+    })
 }
 
 /// The read group for the runner.

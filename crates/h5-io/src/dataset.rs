@@ -41,6 +41,11 @@ use crate::selection::{
 /// block when a read converts as it reads.
 const CONVERT_BLOCK_BYTES: usize = 256 * 1024;
 
+/// The smallest piece a large contiguous read is split into, to be read by several threads
+/// at once: the copies out of the page cache (and the page faults of a freshly allocated
+/// output) then run on every core.
+const PARALLEL_READ_PIECE: usize = 4 << 20;
+
 /// The largest buffer one read allocates.
 pub const MAX_READ_BYTES: u64 = 1 << 36;
 
@@ -516,15 +521,13 @@ impl Dataset {
         if plain && esize <= tsize && tsize == std::mem::size_of::<T>() && n > 0 {
             if let Some(bytes) = T::image_bytes_mut(out) {
                 let conv = Converter::new(&self.datatype, &target)?;
-                let fill = self.fill_bytes(esize);
                 let n = out_len(n)?;
-                fill_elements(&mut bytes[..n * esize], &fill);
-                self.read_into(
-                    sel,
-                    &MemoryMap::packed(n as u64),
-                    &mut bytes[..n * esize],
-                    esize,
-                )?;
+                let mem = MemoryMap::packed(n as u64);
+                if !self.storage_covers(sel, &mem) {
+                    let fill = self.fill_bytes(esize);
+                    fill_elements(&mut bytes[..n * esize], &fill);
+                }
+                self.read_into(sel, &mem, &mut bytes[..n * esize], esize)?;
                 if !conv.is_noop() {
                     conv.convert_in_place(bytes, n, &mut Conversion::DEFAULT.options())?;
                 }
@@ -684,7 +687,7 @@ impl Dataset {
             if let Some(mut values) = T::zeroed_vec(n) {
                 if let Some(bytes) = T::image_bytes_mut(&mut values) {
                     let fill = self.fill_bytes(esize);
-                    if fill.iter().any(|&b| b != 0) {
+                    if fill.iter().any(|&b| b != 0) && !self.storage_covers(sel, mem) {
                         fill_elements(&mut bytes[..n * esize], &fill);
                     }
                     self.read_into(sel, mem, &mut bytes[..n * esize], esize)?;
@@ -787,11 +790,21 @@ impl Dataset {
         let mut values = T::zeroed_vec(n).ok_or_else(|| no_byte_image::<T>())?;
         let bytes = T::image_bytes_mut(&mut values).ok_or_else(|| no_byte_image::<T>())?;
         let fill = self.fill_bytes(esize);
-        if fill.iter().any(|&b| b != 0) {
+        if fill.iter().any(|&b| b != 0) && !self.storage_covers(sel, mem) {
             fill_elements(bytes, &fill);
         }
         self.read_into(sel, mem, bytes, esize)?;
         Ok(values)
+    }
+
+    /// Whether a read of `sel` into `mem` writes every element of the buffer from storage,
+    /// so the fill value need not be put there first: contiguous data stored in the file
+    /// (whose whole extent [`Dataset::read_into`] checks lies inside it before reading), with
+    /// the memory map's every element selected.
+    fn storage_covers(&self, sel: &Selection, mem: &MemoryMap) -> bool {
+        matches!(&self.layout.class, LayoutClass::Contiguous { address, .. } if !address.is_undef())
+            && self.external.is_none()
+            && mem.extent() == sel.npoints(&self.space)
     }
 
     /// The fill value's bytes for one element (zeros when none is defined).
@@ -866,7 +879,7 @@ impl Dataset {
         // Zeroed memory from the allocator: no pass over it when the fill value is zero.
         let mut out = vec![0u8; total];
         let fill = self.fill_bytes(esize);
-        if fill.iter().any(|&b| b != 0) {
+        if fill.iter().any(|&b| b != 0) && !self.storage_covers(sel, mem) {
             fill_elements(&mut out, &fill);
         }
         self.read_into(sel, mem, &mut out, esize)?;
@@ -922,6 +935,7 @@ impl Dataset {
                         "contiguous storage of {need} bytes at {a:#x} extends past the end of the file ({:#x})",
                         raw.end()
                     );
+                    let threads = rayon::current_num_threads();
                     for p in mem.transfer(n, sel.runs(&self.space)?)? {
                         let (s, l) = byte_span(p.mem, p.len, esize, out.len())?;
                         let at = p
@@ -929,7 +943,19 @@ impl Dataset {
                             .checked_mul(esize as u64)
                             .and_then(|o| o.checked_add(a))
                             .ok_or_else(|| Error::new(ErrorKind::Format, "address overflow"))?;
-                        raw.read_into(Addr(at), &mut out[s..s + l])?;
+                        let pieces = (l / PARALLEL_READ_PIECE).min(threads * 2);
+                        if threads > 1 && pieces > 1 {
+                            // Positioned reads of disjoint pieces: no shared cursor.
+                            let piece = l.div_ceil(pieces);
+                            out[s..s + l]
+                                .par_chunks_mut(piece)
+                                .enumerate()
+                                .try_for_each(|(k, b)| {
+                                    raw.read_into(Addr(at + (k * piece) as u64), b)
+                                })?;
+                        } else {
+                            raw.read_into(Addr(at), &mut out[s..s + l])?;
+                        }
                     }
                 }
             }
@@ -1006,6 +1032,9 @@ impl Dataset {
         let dims_now = self.space.dims();
         let filters = &self.loc.file.options().filters;
         let batch = (rayon::current_num_threads() * 4).max(4);
+        // Decode buffers handed from chunk to chunk: a batch's decoded chunks and each
+        // stage's spare.
+        let pool = crate::filter::BufferPool::new(2 * batch);
         for group in chunks.chunks(batch) {
             // Plan (index lookups, in order, up to the first failure), fetch (one
             // batched read), decode (in parallel when filtered).
@@ -1080,7 +1109,7 @@ impl Dataset {
                 let mut info = ChunkInfo::new(chunk_bytes as usize);
                 info.skip_checksum = self.loc.file.options().skip_checksums;
                 let d = filters
-                    .decode_chunk(&self.filters, p.loc.filter_mask, data, &info)
+                    .decode_chunk_in(&self.filters, p.loc.filter_mask, data, &info, &pool)
                     .map_err(|e| {
                         Error::from(e).at(format!(
                             "{}: chunk {:?}",
@@ -1111,6 +1140,9 @@ impl Dataset {
             for (c, d) in group.iter().zip(decoded) {
                 if let Some(data) = d? {
                     place(c, &data)?;
+                    if let Ok(buf) = Arc::try_unwrap(data) {
+                        pool.give(buf);
+                    }
                 }
             }
             if let Some(e) = failed {

@@ -248,6 +248,19 @@ impl FilterRegistry {
         data: Vec<u8>,
         ctx: &ChunkInfo,
     ) -> Result<Vec<u8>> {
+        self.decode_chunk_in(filters, filter_mask, data, ctx, &BufferPool::new(0))
+    }
+
+    /// [`FilterRegistry::decode_chunk`] with the stages' spare buffer taken from `pool`
+    /// and given back to it.
+    pub(crate) fn decode_chunk_in(
+        &self,
+        filters: &[Filter],
+        filter_mask: u32,
+        data: Vec<u8>,
+        ctx: &ChunkInfo,
+        pool: &BufferPool,
+    ) -> Result<Vec<u8>> {
         check_pipeline_len(filters)?;
         let dctx = DecodeContext {
             limit: stage_limit(ctx.expected_size),
@@ -260,10 +273,12 @@ impl FilterRegistry {
             if filter_mask & (1u32 << idx) != 0 {
                 continue;
             }
+            pool.replace_if_smaller(&mut spare, ctx.expected_size);
             let step = self.codec(f)?.decode(f, &cur, &mut spare, &dctx)?;
             apply(step, &mut cur, &mut spare);
             last = Some(f.id);
         }
+        pool.give(spare);
         if cur.len() != ctx.expected_size {
             let id = last.unwrap_or(FilterId(0));
             bail!(
@@ -583,6 +598,67 @@ fn check_pipeline_len(filters: &[Filter]) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// Buffers a read hands from one chunk decode to the next (the spare of each pipeline
+/// stage, and decoded chunks their reader is done with): a read decoding chunk after chunk
+/// then works in memory it has already touched instead of faulting in fresh pages for every
+/// stage of every chunk. It holds at most a fixed number of buffers of at most
+/// [`BufferPool::MAX_CAPACITY`] bytes each, and is dropped with the read.
+#[derive(Debug)]
+pub(crate) struct BufferPool {
+    bufs: std::sync::Mutex<Vec<Vec<u8>>>,
+    max_buffers: usize,
+}
+
+impl BufferPool {
+    /// Buffers larger than this go back to the allocator.
+    const MAX_CAPACITY: usize = 16 << 20;
+
+    /// A pool keeping at most `max_buffers` buffers.
+    pub(crate) fn new(max_buffers: usize) -> Self {
+        BufferPool {
+            bufs: std::sync::Mutex::new(Vec::new()),
+            max_buffers,
+        }
+    }
+
+    /// An empty buffer, with the capacity of the largest recycled one when the pool has
+    /// one.
+    pub(crate) fn take(&self) -> Vec<u8> {
+        let mut bufs = self.bufs.lock().unwrap_or_else(|p| p.into_inner());
+        match (0..bufs.len()).max_by_key(|&i| bufs[i].capacity()) {
+            Some(i) => bufs.swap_remove(i),
+            None => Vec::new(),
+        }
+    }
+
+    /// Make `buf` (empty or not, its contents are dropped) one of at least `need` bytes of
+    /// capacity when the pool has one, giving the smaller back.
+    fn replace_if_smaller(&self, buf: &mut Vec<u8>, need: usize) {
+        if buf.capacity() >= need {
+            return;
+        }
+        let other = self.take();
+        if other.capacity() > buf.capacity() {
+            self.give(std::mem::replace(buf, other));
+        } else {
+            self.give(other);
+        }
+    }
+
+    /// Keep `buf` for a later [`BufferPool::take`] (dropped when the pool is full or it is
+    /// too large).
+    pub(crate) fn give(&self, mut buf: Vec<u8>) {
+        if buf.capacity() == 0 || buf.capacity() > Self::MAX_CAPACITY {
+            return;
+        }
+        buf.clear();
+        let mut bufs = self.bufs.lock().unwrap_or_else(|p| p.into_inner());
+        if bufs.len() < self.max_buffers {
+            bufs.push(buf);
+        }
+    }
 }
 
 fn apply(step: Step, cur: &mut Vec<u8>, spare: &mut Vec<u8>) {

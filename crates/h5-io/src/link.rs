@@ -377,7 +377,9 @@ pub fn symbol_table_links(file: &File, btree: Addr, heap: Addr) -> Result<Vec<Li
                     "symbol table node at {:#x} referenced twice",
                     snod.0
                 );
-                for e in read_snod(file, snod)?.entries {
+            }
+            for snod in read_snods(file, &node.children)? {
+                for e in snod.entries {
                     out.push(entry_link(&segc, &e)?);
                 }
             }
@@ -415,6 +417,71 @@ fn read_snod(file: &File, addr: Addr) -> Result<SymbolTableNode> {
         8 + u64::from(u16::from_le_bytes([head[6], head[7]])) * entry
     })?;
     Ok(SymbolTableNode::parse(&mut raw.cursor(&b, addr))?)
+}
+
+/// Symbol table nodes apart by no more than this are fetched in one read (the object
+/// headers a writer puts between them are read and dropped: cheaper than a request each).
+const SNOD_MERGE_GAP: u64 = 16 << 10;
+/// The largest read that fetches several symbol table nodes.
+const SNOD_MERGE_SPAN: u64 = 512 << 10;
+
+/// The symbol table nodes at `addrs` (one B-tree leaf's children), in that order: nodes
+/// near each other are fetched together, all in one batch of reads, each read spanning
+/// nodes at most [`SNOD_MERGE_GAP`] apart and at most [`SNOD_MERGE_SPAN`] bytes. A node that
+/// does not fit its allocated size, or whose read fails, is read on its own
+/// ([`read_snod`], which reports the failure).
+fn read_snods(file: &File, addrs: &[Addr]) -> Result<Vec<SymbolTableNode>> {
+    let raw = file.raw();
+    let entry = SymbolTableEntry::encoded_size(raw.sizes()) as u64;
+    let guess = 8 + 2 * u64::from(group_k(file).0) * entry;
+    let mut order: Vec<usize> = (0..addrs.len()).collect();
+    order.sort_by_key(|&i| addrs[i].0);
+    // Windows of sorted nodes: (start, end, positions in `order`).
+    let mut windows: Vec<(u64, u64, std::ops::Range<usize>)> = Vec::new();
+    for (k, &i) in order.iter().enumerate() {
+        let a = addrs[i].0;
+        let end = a.saturating_add(guess).min(raw.end()).max(a);
+        match windows.last_mut() {
+            Some((start, wend, r))
+                if a >= *start
+                    && a.saturating_sub(*wend) <= SNOD_MERGE_GAP
+                    && end.saturating_sub(*start) <= SNOD_MERGE_SPAN =>
+            {
+                *wend = (*wend).max(end);
+                r.end = k + 1;
+            }
+            _ => windows.push((a, end, k..k + 1)),
+        }
+    }
+    let requests: Vec<(Addr, u64)> = windows.iter().map(|(s, e, _)| (Addr(*s), e - s)).collect();
+    let mut nodes: Vec<Option<SymbolTableNode>> = addrs.iter().map(|_| None).collect();
+    for ((start, _, r), fetched) in windows.iter().zip(raw.read_batch(&requests)) {
+        let Ok(bytes) = fetched else { continue };
+        for &i in &order[r.clone()] {
+            let a = addrs[i];
+            let Some(b) = usize::try_from(a.0 - start)
+                .ok()
+                .and_then(|o| bytes.get(o..))
+            else {
+                continue;
+            };
+            let need = match b.get(6..8) {
+                Some(h) => 8 + u64::from(u16::from_le_bytes([h[0], h[1]])) * entry,
+                None => continue,
+            };
+            if let Some(b) = usize::try_from(need).ok().and_then(|n| b.get(..n)) {
+                nodes[i] = SymbolTableNode::parse(&mut raw.cursor(b, a)).ok();
+            }
+        }
+    }
+    addrs
+        .iter()
+        .zip(nodes)
+        .map(|(&a, n)| match n {
+            Some(n) => Ok(n),
+            None => read_snod(file, a),
+        })
+        .collect()
 }
 
 /// The group B-tree 'K' values in force: (Group Leaf Node K, Group Internal Node K) of a

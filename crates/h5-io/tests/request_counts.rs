@@ -246,3 +246,18 @@ fn open_and_read_one_variable_of_forty() {
     drop(f);
     let _ = std::fs::remove_file(&p);
 }
+
+#[test]
+fn listing_a_large_symbol_table_fetches_nearby_nodes_together() {
+    let (f, s) = open("links-Compatible.h5");
+    let g = f.group("/big").unwrap();
+    let c = cost(&s, || {
+        let names: Vec<String> = g.links().unwrap().into_iter().map(|l| l.name).collect();
+        let expect: Vec<String> = (0..LINKS).map(|i| format!("l{i:05}")).collect();
+        assert_eq!(names, expect);
+    });
+    eprintln!("list {LINKS} links (symbol table): {c:?}");
+    // At least LINKS / 8 symbol table nodes (leaf K 4): one request each before, now one
+    // per run of nearby nodes of a B-tree leaf, plus the B-tree nodes and the heap.
+    assert!(c.reads < (LINKS / 8 / 4) as u64, "{c:?}");
+}
