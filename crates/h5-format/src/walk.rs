@@ -221,12 +221,7 @@ pub(crate) struct Reader<'a> {
 
 impl<'a> Reader<'a> {
     /// Exactly `len` bytes at address `addr` (inside the end of file and the file's data).
-    fn bytes(
-        &self,
-        structure: &'static str,
-        addr: Addr,
-        len: u64,
-    ) -> Result<Cow<'a, [u8]>> {
+    fn bytes(&self, structure: &'static str, addr: Addr, len: u64) -> Result<Cow<'a, [u8]>> {
         let a = addr.get().ok_or_else(|| {
             Error::without_offset(ErrorKind::BadAddress, structure, "the undefined address")
         })?;
@@ -257,12 +252,7 @@ impl<'a> Reader<'a> {
 
     /// Up to `max` bytes at `addr`, fewer at the end of file; an error when `addr` itself is
     /// undefined or past the end.
-    fn window(
-        &self,
-        structure: &'static str,
-        addr: Addr,
-        max: u64,
-    ) -> Result<Cow<'a, [u8]>> {
+    fn window(&self, structure: &'static str, addr: Addr, max: u64) -> Result<Cow<'a, [u8]>> {
         let a = addr.get().ok_or_else(|| {
             Error::without_offset(ErrorKind::BadAddress, structure, "the undefined address")
         })?;
@@ -291,12 +281,7 @@ impl Fetch for Reader<'_> {
         self.bytes(structure, addr, len)
     }
 
-    fn fetch_up_to(
-        &self,
-        structure: &'static str,
-        addr: Addr,
-        max: u64,
-    ) -> Result<Cow<'_, [u8]>> {
+    fn fetch_up_to(&self, structure: &'static str, addr: Addr, max: u64) -> Result<Cow<'_, [u8]>> {
         self.window(structure, addr, max)
     }
 }

@@ -164,7 +164,12 @@ impl Tree {
         let b = src.fetch(NODE, a, self.node_size())?;
         let mut c = Cursor::new(&b, a.0, src.sizes());
         Ok(if node.depth == 0 {
-            Node::Leaf(LeafNode::parse(&mut c, &self.header, &self.info, node.records)?)
+            Node::Leaf(LeafNode::parse(
+                &mut c,
+                &self.header,
+                &self.info,
+                node.records,
+            )?)
         } else {
             Node::Internal(InternalNode::parse(
                 &mut c,

@@ -10,8 +10,8 @@ use std::collections::HashSet;
 use std::ops::Range;
 
 use super::{
-    Child, FilteredBlock, FractalHeapHeader, HeapId, HeapIdLayout, IndirectBlock, HEADER,
-    HEAP_ID, INDIRECT,
+    Child, FilteredBlock, FractalHeapHeader, HeapId, HeapIdLayout, IndirectBlock, HEADER, HEAP_ID,
+    INDIRECT,
 };
 use crate::btree::v2::{Probe, Record, Tree};
 use crate::storage::Fetch;
