@@ -280,35 +280,8 @@ impl Walker<'_> {
         if !heap.header.huge_btree.is_undef() {
             if let Some((_, recs)) = self.v2_btree(heap.header.huge_btree, &[1, 2, 3, 4], path) {
                 for r in recs {
-                    let (id, loc) = match r {
-                        Record::HugeIndirect {
-                            address,
-                            length,
-                            id,
-                        } => (Some(id), Location::Plain { address, length }),
-                        Record::HugeIndirectFiltered {
-                            address,
-                            length,
-                            filter_mask,
-                            memory_size,
-                            id,
-                        } => (
-                            Some(id),
-                            Location::Filtered {
-                                address,
-                                stored: length,
-                                filter_mask,
-                                memory_size,
-                                object: None,
-                            },
-                        ),
-                        Record::HugeDirect { address, length } => {
-                            (None, Location::Plain { address, length })
-                        }
-                        Record::HugeDirectFiltered {
-                            address, length, ..
-                        } => (None, Location::Plain { address, length }),
-                        _ => continue,
+                    let Some((id, loc)) = Location::of_huge_record(&r) else {
+                        continue;
                     };
                     let (Location::Plain { address, length }
                     | Location::Filtered {

@@ -52,6 +52,51 @@ pub enum Location {
     },
 }
 
+impl Location {
+    /// The huge object a record of a heap's B-tree of huge objects (types 1 to 4) points
+    /// to, with its ID (types 1 and 2, keyed by ID; types 3 and 4 are keyed by address).
+    pub fn of_huge_record(r: &Record) -> Option<(Option<u64>, Location)> {
+        Some(match *r {
+            Record::HugeIndirect {
+                address,
+                length,
+                id,
+            } => (Some(id), Location::Plain { address, length }),
+            Record::HugeDirect { address, length } => (None, Location::Plain { address, length }),
+            Record::HugeIndirectFiltered {
+                address,
+                length,
+                filter_mask,
+                memory_size,
+                id,
+            } => (
+                Some(id),
+                Location::filtered_huge(address, length, filter_mask, memory_size),
+            ),
+            Record::HugeDirectFiltered {
+                address,
+                length,
+                filter_mask,
+                memory_size,
+            } => (
+                None,
+                Location::filtered_huge(address, length, filter_mask, memory_size),
+            ),
+            _ => return None,
+        })
+    }
+
+    fn filtered_huge(address: Addr, stored: u64, filter_mask: u32, memory_size: u64) -> Self {
+        Location::Filtered {
+            address,
+            stored,
+            filter_mask,
+            memory_size,
+            object: None,
+        }
+    }
+}
+
 /// An indirect block as its parent (or the header) points to it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct IndirectRef {
@@ -236,13 +281,7 @@ impl FractalHeapHeader {
                 length,
                 filter_mask,
                 memory_size,
-            } => Location::Filtered {
-                address,
-                stored: length,
-                filter_mask,
-                memory_size,
-                object: None,
-            },
+            } => Location::filtered_huge(address, length, filter_mask, memory_size),
             HeapId::HugeIndirect { id } => match huge(id)? {
                 Some(l) => l,
                 None => {
@@ -264,43 +303,14 @@ impl FractalHeapHeader {
         }
         let tree = Tree::open(src, self.huge_btree)?;
         tree.find(src, |r| {
-            let (rid, loc) = match r {
-                Record::HugeIndirect {
-                    address,
-                    length,
-                    id,
-                } => (
-                    *id,
-                    Location::Plain {
-                        address: *address,
-                        length: *length,
-                    },
-                ),
-                Record::HugeIndirectFiltered {
-                    address,
-                    length,
-                    filter_mask,
-                    memory_size,
-                    id,
-                } => (
-                    *id,
-                    Location::Filtered {
-                        address: *address,
-                        stored: *length,
-                        filter_mask: *filter_mask,
-                        memory_size: *memory_size,
-                        object: None,
-                    },
-                ),
-                _ => {
-                    return Err(Error::new(
-                        ErrorKind::InvalidValue,
-                        HEADER,
-                        self.huge_btree.0,
-                        "the huge object B-tree holds records not keyed by ID",
-                    )
-                    .into())
-                }
+            let Some((Some(rid), loc)) = Location::of_huge_record(r) else {
+                return Err(Error::new(
+                    ErrorKind::InvalidValue,
+                    HEADER,
+                    self.huge_btree.0,
+                    "the huge object B-tree holds records not keyed by ID",
+                )
+                .into());
             };
             Ok(match rid.cmp(&id) {
                 std::cmp::Ordering::Less => Probe::Less,
