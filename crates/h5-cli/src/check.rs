@@ -86,6 +86,6 @@ fn decode(
     data: Vec<u8>,
     expected: usize,
 ) -> Result<Vec<u8>, String> {
-    let filters = h5::io::dataset::io_filters(pipeline);
+    let filters = pipeline.filters.clone();
     decode_chunk(&filters, filter_mask, data, &ChunkInfo::new(expected)).map_err(|e| e.to_string())
 }

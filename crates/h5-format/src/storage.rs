@@ -21,6 +21,11 @@
 //! sources, external raw data, family and multi members, onion histories); [`FsResolver`]
 //! is the file system's. This module and its children are the only code that opens files.
 //!
+//! [`Fetch`] is the same boundary seen from a file's structures: reads by address (relative
+//! to the base address), with the reader's, the writer's or the validation walk's own error
+//! type. The navigators ([`crate::btree::v2::Tree`], [`crate::heap::fractal::Heap`]) read
+//! through it, so one traversal serves all three.
+//!
 //! The shape follows zarrs' storage traits (`ReadableStorageTraits` with `get_partial_many`)
 //! and object_store's `get_ranges`: a range list in, one buffer per range out.
 
@@ -36,6 +41,7 @@ mod resolve;
 #[cfg(test)]
 mod tests;
 
+use std::borrow::Cow;
 use std::fmt;
 use std::io;
 use std::ops::Range;
@@ -50,6 +56,36 @@ pub use memory::{MemStorage, VecStorage};
 pub use multi::{FamilyStorage, MultiStorage};
 pub use offset::OffsetStorage;
 pub use resolve::{FsResolver, Resolver};
+
+/// Reads of a file's structures by address (relative to the base address, as the addresses
+/// stored in the file are): what the navigators read through. The reader's file, the
+/// writer's file and the validation walk each implement it, with their own error type, so a
+/// navigator's failure reaches each caller in the caller's terms.
+pub trait Fetch {
+    /// The caller's error; a navigator's own findings (a malformed node, a loop, a limit)
+    /// convert into it.
+    type Error: From<crate::Error>;
+
+    /// The superblock's size of offsets and size of lengths.
+    fn sizes(&self) -> crate::Sizes;
+
+    /// Exactly `len` bytes of `structure` at `addr`.
+    fn fetch(
+        &self,
+        structure: &'static str,
+        addr: crate::Addr,
+        len: u64,
+    ) -> Result<Cow<'_, [u8]>, Self::Error>;
+
+    /// Up to `max` bytes of `structure` at `addr`: fewer at the end of the file (for
+    /// structures whose size is known only once parsed).
+    fn fetch_up_to(
+        &self,
+        structure: &'static str,
+        addr: crate::Addr,
+        max: u64,
+    ) -> Result<Cow<'_, [u8]>, Self::Error>;
+}
 
 /// Positioned reads, safe to share between threads.
 pub trait Storage: Send + Sync + fmt::Debug {

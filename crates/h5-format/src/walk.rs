@@ -42,7 +42,7 @@ use crate::message::filter_pipeline::FilterPipeline;
 use crate::message::shared::SharedLocation;
 use crate::message::{Message, MessageType};
 use crate::object_header::{ObjectHeader, RawMessage, OHDR};
-use crate::storage::Storage;
+use crate::storage::{Fetch, Storage};
 use crate::superblock::{self, Superblock, SuperblockExtension};
 use crate::{limits, Addr, Cursor, Error, ErrorKind, Result, Sizes};
 use h5_types::Datatype;
@@ -206,6 +206,83 @@ impl<'a> Source<'a> {
                 .map(Cow::Owned)
                 .map_err(|e| Error::new(ErrorKind::UnexpectedEof, "file", off, e.to_string())),
         }
+    }
+}
+
+/// The walk's reads by address: inside the end of file address and the file's data.
+#[derive(Clone, Copy)]
+pub(crate) struct Reader<'a> {
+    src: Source<'a>,
+    base: u64,
+    sizes: Sizes,
+    eoa: u64,
+    data_end: u64,
+}
+
+impl<'a> Reader<'a> {
+    /// Exactly `len` bytes at address `addr` (inside the end of file and the file's data).
+    fn bytes(&self, structure: &'static str, addr: Addr, len: u64) -> Result<Cow<'a, [u8]>> {
+        let a = addr.get().ok_or_else(|| {
+            Error::without_offset(ErrorKind::BadAddress, structure, "the undefined address")
+        })?;
+        let end = a
+            .checked_add(len)
+            .filter(|&e| e <= self.eoa && e <= self.data_end);
+        let Some(_) = end else {
+            return Err(Error::new(
+                ErrorKind::BadAddress,
+                structure,
+                a,
+                format!(
+                    "{len} bytes at {a:#x} run past the end of file ({:#x})",
+                    self.eoa.min(self.data_end)
+                ),
+            ));
+        };
+        let len = usize::try_from(len).map_err(|_| {
+            Error::new(
+                ErrorKind::LimitExceeded,
+                structure,
+                a,
+                "length does not fit in memory",
+            )
+        })?;
+        self.src.get(self.base + a, len)
+    }
+
+    /// Up to `max` bytes at `addr`, fewer at the end of file; an error when `addr` itself is
+    /// undefined or past the end.
+    fn window(&self, structure: &'static str, addr: Addr, max: u64) -> Result<Cow<'a, [u8]>> {
+        let a = addr.get().ok_or_else(|| {
+            Error::without_offset(ErrorKind::BadAddress, structure, "the undefined address")
+        })?;
+        let limit = self.eoa.min(self.data_end);
+        if a >= limit {
+            return Err(Error::new(
+                ErrorKind::BadAddress,
+                structure,
+                a,
+                format!("address {a:#x} is past the end of file ({limit:#x})"),
+            ));
+        }
+        let len = max.min(limit - a);
+        self.bytes(structure, addr, len)
+    }
+}
+
+impl Fetch for Reader<'_> {
+    type Error = Error;
+
+    fn sizes(&self) -> Sizes {
+        self.sizes
+    }
+
+    fn fetch(&self, structure: &'static str, addr: Addr, len: u64) -> Result<Cow<'_, [u8]>> {
+        self.bytes(structure, addr, len)
+    }
+
+    fn fetch_up_to(&self, structure: &'static str, addr: Addr, max: u64) -> Result<Cow<'_, [u8]>> {
+        self.window(structure, addr, max)
     }
 }
 
@@ -409,32 +486,7 @@ impl<'a> Walker<'a> {
         addr: Addr,
         len: u64,
     ) -> Result<Cow<'a, [u8]>> {
-        let a = addr.get().ok_or_else(|| {
-            Error::without_offset(ErrorKind::BadAddress, structure, "the undefined address")
-        })?;
-        let end = a
-            .checked_add(len)
-            .filter(|&e| e <= self.eoa && e <= self.data_end);
-        let Some(_) = end else {
-            return Err(Error::new(
-                ErrorKind::BadAddress,
-                structure,
-                a,
-                format!(
-                    "{len} bytes at {a:#x} run past the end of file ({:#x})",
-                    self.eoa.min(self.data_end)
-                ),
-            ));
-        };
-        let len = usize::try_from(len).map_err(|_| {
-            Error::new(
-                ErrorKind::LimitExceeded,
-                structure,
-                a,
-                "length does not fit in memory",
-            )
-        })?;
-        self.src.get(self.base + a, len)
+        self.reader().bytes(structure, addr, len)
     }
 
     /// Up to `max` bytes at `addr`, fewer at the end of file; an error when `addr` itself is
@@ -445,20 +497,18 @@ impl<'a> Walker<'a> {
         addr: Addr,
         max: u64,
     ) -> Result<Cow<'a, [u8]>> {
-        let a = addr.get().ok_or_else(|| {
-            Error::without_offset(ErrorKind::BadAddress, structure, "the undefined address")
-        })?;
-        let limit = self.eoa.min(self.data_end);
-        if a >= limit {
-            return Err(Error::new(
-                ErrorKind::BadAddress,
-                structure,
-                a,
-                format!("address {a:#x} is past the end of file ({limit:#x})"),
-            ));
+        self.reader().window(structure, addr, max)
+    }
+
+    /// The file as the navigators read it (a copy, so the walk can report while they read).
+    pub(crate) fn reader(&self) -> Reader<'a> {
+        Reader {
+            src: self.src,
+            base: self.base,
+            sizes: self.sizes,
+            eoa: self.eoa,
+            data_end: self.data_end,
         }
-        let len = max.min(limit - a);
-        self.bytes(structure, addr, len)
     }
 
     pub(crate) fn cursor<'b>(&self, bytes: &'b [u8], addr: Addr) -> Cursor<'b> {

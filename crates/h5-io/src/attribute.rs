@@ -7,7 +7,6 @@ use h5_format::message::datatype::disk_size;
 use h5_format::message::{Message, MessageFlags, MessageType};
 use h5_types::{Datatype, H5Type};
 
-use crate::dataset::dataspace_of;
 use crate::error::{ensure, Error, ErrorKind, Result};
 use crate::file::File;
 use crate::group::Location;
@@ -124,7 +123,7 @@ fn build(file: &File, path: &str, m: &AttrMessage, order: Option<u64>) -> Result
             _ => return Err(Error::new(ErrorKind::Format, "shared dataspace is not one")),
         },
     };
-    let space = dataspace_of(&fspace)?;
+    let space = Dataspace::from_message(&fspace)?;
     let need = space
         .npoints()
         .checked_mul(disk_size(&datatype, file.sizes()))

@@ -10,11 +10,9 @@ use std::sync::{Arc, OnceLock};
 
 use rayon::prelude::*;
 
-use h5_format::message::dataspace::{Dataspace as FormatSpace, DataspaceKind};
 use h5_format::message::datatype::disk_size;
 use h5_format::message::external_files::ExternalFiles;
 use h5_format::message::fill_value::{alloc_time, fill_time};
-use h5_format::message::filter_pipeline::FilterPipeline;
 use h5_format::message::layout::{
     ChunkIndex, Layout, LayoutClass, CHUNK_DONT_FILTER_PARTIAL_BOUND_CHUNKS,
 };
@@ -55,24 +53,6 @@ pub fn datatype_of(obj: &Object) -> Result<Datatype> {
         Some(Message::Datatype(d)) => Ok(d.datatype.clone()),
         _ => bail!(Format, "no datatype message"),
     }
-}
-
-/// A dataspace message as a [`Dataspace`].
-pub fn dataspace_of(s: &FormatSpace) -> Result<Dataspace> {
-    Ok(match s.kind {
-        DataspaceKind::Scalar => Dataspace::Scalar,
-        DataspaceKind::Null => Dataspace::Null,
-        DataspaceKind::Simple if s.dims.is_empty() => Dataspace::Scalar,
-        DataspaceKind::Simple => match &s.max_dims {
-            Some(m) => Dataspace::with_max(&s.dims, m).or_else(|_| Dataspace::simple(&s.dims))?,
-            None => Dataspace::simple(&s.dims)?,
-        },
-    })
-}
-
-/// A filter pipeline message as the codecs' filter list.
-pub fn io_filters(p: &FilterPipeline) -> Vec<Filter> {
-    p.filters.clone()
 }
 
 /// When a dataset's storage is allocated (`H5D_alloc_time_t`, `H5Pset_alloc_time`).
@@ -142,7 +122,7 @@ impl Dataset {
         let obj = loc.object()?;
         let datatype = datatype_of(&obj)?;
         let space = match obj.message(MessageType::DATASPACE)? {
-            Some(Message::Dataspace(s)) => dataspace_of(s)?,
+            Some(Message::Dataspace(s)) => Dataspace::from_message(s)?,
             _ => bail!(Format, "no dataspace message"),
         };
         let layout = match obj.message(MessageType::LAYOUT)? {
@@ -150,7 +130,7 @@ impl Dataset {
             _ => bail!(WrongKind, "not a dataset (no layout message)"),
         };
         let filters = match obj.message(MessageType::FILTER_PIPELINE)? {
-            Some(Message::FilterPipeline(p)) => io_filters(p),
+            Some(Message::FilterPipeline(p)) => p.filters.clone(),
             _ => Vec::new(),
         };
         // A fill value message that does not decode makes the dataset unopenable, as in the

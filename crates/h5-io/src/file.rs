@@ -12,9 +12,7 @@ use std::sync::{Arc, RwLock};
 
 use h5_format::btree::v2;
 use h5_format::driver_info::{DriverData, DriverInfoBlock};
-use h5_format::heap::fractal::{
-    DirectBlock, FractalHeapHeader, HeapId, HeapIdLayout, IndirectBlock,
-};
+use h5_format::heap::fractal::{FractalHeapHeader, Location};
 use h5_format::heap::global::GlobalHeapCollection;
 use h5_format::superblock::{self, Superblock, SuperblockExtension};
 use h5_format::{Addr, Cursor, Sizes};
@@ -540,207 +538,60 @@ impl File {
         if let Some(h) = self.inner.fheaps.get(a) {
             return Ok(h);
         }
-        let bytes = self.raw().read_up_to(addr, 1024)?;
-        let h = Arc::new(FractalHeapHeader::parse(
-            &mut self.raw().cursor(&bytes, addr),
-        )?);
+        let h = Arc::new(FractalHeapHeader::read(self.raw(), addr)?.0);
         self.inner.fheaps.insert(a, h.clone());
         Ok(h)
     }
 
-    /// The bytes of the object with heap ID `id` in the fractal heap at `heap`.
+    /// The bytes of the object with heap ID `id` in the fractal heap at `heap` (located by
+    /// h5-format's navigator, decoded here when the heap filters it).
     pub fn fractal_heap_object(&self, heap: Addr, id: &[u8]) -> Result<Vec<u8>> {
         let h = self.fractal_heap(heap)?;
         let raw = self.raw();
-        let sizes = raw.sizes();
-        let layout = HeapIdLayout::new(&h, sizes)?;
-        ensure!(
-            id.len() >= layout.id_len,
-            Format,
-            "heap ID of {} bytes, the heap uses {}",
-            id.len(),
-            layout.id_len
-        );
-        let hid = HeapId::parse(&mut Cursor::new(id, 0, sizes), &layout)?;
-        match hid {
-            HeapId::Tiny { data } => Ok(data),
-            HeapId::Managed { offset, length } => {
-                let loc = h.locate_managed(offset, length, |a, nrows| {
-                    let len = IndirectBlock::encoded_size(&h, nrows, sizes)?;
-                    let b = raw.read(a, len).map_err(|e| {
-                        h5_format::Error::new(
-                            h5_format::ErrorKind::BadAddress,
-                            "fractal heap indirect block",
-                            a.0,
-                            e.to_string(),
-                        )
-                    })?;
-                    IndirectBlock::parse(&mut raw.cursor(&b, a), &h, nrows)
-                })?;
-                if let Some(f) = loc.filtered.or_else(|| {
-                    h.filters
-                        .as_ref()
-                        .map(|f| h5_format::heap::fractal::FilteredBlock {
-                            size: f.root_direct_block_size,
-                            filter_mask: f.filter_mask,
-                        })
-                }) {
-                    let stored = raw.read(loc.block_address, f.size)?;
-                    let pipeline = heap_pipeline(&h, sizes)?;
-                    let block_size = usize::try_from(loc.block_size).map_err(|_| {
-                        Error::new(ErrorKind::LimitExceeded, "fractal heap block size")
-                    })?;
-                    let data = self.options().filters.decode_chunk(
-                        &pipeline,
-                        f.filter_mask,
-                        stored,
-                        &crate::filter::ChunkInfo::new(block_size),
-                    )?;
-                    let s = loc.offset_in_block as usize;
-                    return data
-                        .get(s..s.saturating_add(length as usize))
-                        .map(<[u8]>::to_vec)
-                        .ok_or_else(|| {
-                            Error::new(ErrorKind::Format, "heap object past its block")
-                        });
-                }
-                if h.checksums_direct_blocks() && loc.offset_in_block == 0 {
-                    // Verify the block once when an object sits at its very start (rare);
-                    // otherwise read only the object.
-                    let b = raw.read(loc.block_address, loc.block_size)?;
-                    DirectBlock::parse(&mut raw.cursor(&b, loc.block_address), &h, loc.block_size)?;
-                }
-                let a = loc
-                    .block_address
-                    .get()
-                    .and_then(|b| b.checked_add(loc.offset_in_block))
-                    .ok_or_else(|| Error::new(ErrorKind::Format, "heap object address"))?;
-                Ok(raw.read(Addr(a), length)?)
-            }
-            HeapId::HugeDirect { address, length } => Ok(raw.read(address, length)?),
-            HeapId::HugeDirectFiltered {
+        match h.locate(raw, id, None)? {
+            Location::Tiny(data) => Ok(data),
+            Location::Plain { address, length } => Ok(raw.read(address, length)?),
+            Location::Filtered {
                 address,
-                length,
+                stored,
                 filter_mask,
                 memory_size,
+                object,
             } => {
-                let stored = raw.read(address, length)?;
-                let pipeline = heap_pipeline(&h, sizes)?;
-                Ok(self.options().filters.decode_chunk(
+                let stored = raw.read(address, stored)?;
+                let pipeline = heap_pipeline(&h, raw.sizes())?;
+                let n = usize::try_from(memory_size).map_err(|_| {
+                    Error::new(ErrorKind::LimitExceeded, "fractal heap object size")
+                })?;
+                let data = self.options().filters.decode_chunk(
                     &pipeline,
                     filter_mask,
                     stored,
-                    &crate::filter::ChunkInfo::new(
-                        usize::try_from(memory_size).map_err(|_| {
-                            Error::new(ErrorKind::LimitExceeded, "huge object size")
-                        })?,
-                    ),
-                )?)
-            }
-            HeapId::HugeIndirect { id } => {
-                for r in self.v2_records(h.huge_btree)? {
-                    match r {
-                        v2::Record::HugeIndirect {
-                            address,
-                            length,
-                            id: rid,
-                        } if rid == id => return Ok(raw.read(address, length)?),
-                        v2::Record::HugeIndirectFiltered {
-                            address,
-                            length,
-                            filter_mask,
-                            memory_size,
-                            id: rid,
-                        } if rid == id => {
-                            let stored = raw.read(address, length)?;
-                            let pipeline = heap_pipeline(&h, sizes)?;
-                            let n = usize::try_from(memory_size).map_err(|_| {
-                                Error::new(ErrorKind::LimitExceeded, "huge object size")
-                            })?;
-                            return Ok(self.options().filters.decode_chunk(
-                                &pipeline,
-                                filter_mask,
-                                stored,
-                                &crate::filter::ChunkInfo::new(n),
-                            )?);
-                        }
-                        _ => {}
-                    }
-                }
-                bail!(Format, "huge heap object {id} not found in its B-tree")
+                    &crate::filter::ChunkInfo::new(n),
+                )?;
+                let Some(r) = object else { return Ok(data) };
+                usize::try_from(r.start)
+                    .ok()
+                    .zip(usize::try_from(r.end).ok())
+                    .and_then(|(s, e)| data.get(s..e))
+                    .map(<[u8]>::to_vec)
+                    .ok_or_else(|| Error::new(ErrorKind::Format, "heap object past its block"))
             }
         }
     }
 
-    /// Every record of the version 2 B-tree whose header is at `addr`, in key order. The walk
-    /// is bounded: each node once, at most the header's record count.
+    /// Every record of the version 2 B-tree whose header is at `addr`, in key order
+    /// ([`v2::Tree::records`]: each node once, at most the header's record count).
     pub fn v2_records(&self, addr: Addr) -> Result<Vec<v2::Record>> {
         let raw = self.raw();
-        let sizes = raw.sizes();
-        let hb = raw.read(addr, v2::Header::encoded_size(sizes) as u64)?;
-        let h = v2::Header::parse(&mut raw.cursor(&hb, addr))?;
-        let info = h.node_info(sizes)?;
-        let mut out = Vec::new();
-        if h.root.is_undef() || h.total_records == 0 {
-            return Ok(out);
-        }
+        let tree = v2::Tree::open(raw, addr)?;
         ensure!(
-            h.total_records <= raw.end(),
+            tree.header.root.is_undef() || tree.header.total_records <= raw.end(),
             LimitExceeded,
             "v2 B-tree claims {} records",
-            h.total_records
+            tree.header.total_records
         );
-        let mut seen = std::collections::HashSet::new();
-        self.v2_walk(
-            &h,
-            &info,
-            h.root,
-            h.depth as usize,
-            h.root_records as u64,
-            &mut out,
-            &mut seen,
-        )?;
-        Ok(out)
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn v2_walk(
-        &self,
-        h: &v2::Header,
-        info: &v2::NodeInfo,
-        addr: Addr,
-        depth: usize,
-        n: u64,
-        out: &mut Vec<v2::Record>,
-        seen: &mut std::collections::HashSet<u64>,
-    ) -> Result<()> {
-        ensure!(
-            seen.insert(addr.0),
-            Format,
-            "v2 B-tree node at {:#x} visited twice (a loop)",
-            addr.0
-        );
-        ensure!(
-            depth <= h5_format::limits::MAX_BTREE_DEPTH && out.len() as u64 <= h.total_records,
-            LimitExceeded,
-            "v2 B-tree deeper or larger than its header says"
-        );
-        let raw = self.raw();
-        let b = raw.read(addr, h.node_size as u64)?;
-        let mut c = raw.cursor(&b, addr);
-        if depth == 0 {
-            let leaf = v2::LeafNode::parse(&mut c, h, info, n)?;
-            out.extend(leaf.records);
-        } else {
-            let node = v2::InternalNode::parse(&mut c, h, info, depth, n)?;
-            for (i, child) in node.children.iter().enumerate() {
-                self.v2_walk(h, info, child.address, depth - 1, child.records, out, seen)?;
-                if let Some(r) = node.records.get(i) {
-                    out.push(r.clone());
-                }
-            }
-        }
-        Ok(())
+        tree.records(raw)
     }
 }
 
@@ -754,7 +605,7 @@ fn heap_pipeline(h: &FractalHeapHeader, sizes: Sizes) -> Result<Vec<crate::filte
         0,
         sizes,
     ))?;
-    Ok(crate::dataset::io_filters(&p))
+    Ok(p.filters)
 }
 
 /// A metadata cache image (message 0x0018 in the superblock extension) must lie inside the

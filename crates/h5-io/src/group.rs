@@ -95,7 +95,8 @@ pub struct Group {
     obj: Arc<Object>,
 }
 
-fn join(base: &str, name: &str) -> String {
+/// The path of member `name` of the group at path `base`.
+pub fn join(base: &str, name: &str) -> String {
     if base.ends_with('/') {
         format!("{base}{name}")
     } else {

@@ -2,10 +2,11 @@
 //! nodes + local heap), link messages in the header (compact), or a fractal heap indexed by
 //! version 2 B-trees (dense).
 
+use std::cmp::Ordering;
 use std::collections::HashSet;
 
 use h5_format::btree::v1;
-use h5_format::btree::v2::{self, Record};
+use h5_format::btree::v2::{self, Probe, Record};
 use h5_format::checksum;
 use h5_format::heap::local::{string_at, LocalHeap};
 use h5_format::message::link::LinkTarget as FormatTarget;
@@ -271,66 +272,29 @@ fn symbol_table_lookup(file: &File, btree: Addr, heap: Addr, name: &str) -> Resu
 /// name's.
 fn dense_lookup(file: &File, heap: Addr, index: Addr, name: &str) -> Result<Option<Link>> {
     let raw = file.raw();
-    let sizes = raw.sizes();
-    let hb = raw.read(index, v2::Header::encoded_size(sizes) as u64)?;
-    let h = v2::Header::parse(&mut raw.cursor(&hb, index))?;
-    if h.root.is_undef() || h.total_records == 0 {
-        return Ok(None);
-    }
-    let info = h.node_info(sizes)?;
+    let tree = v2::Tree::open(raw, index)?;
     let hash = checksum::lookup3(name.as_bytes(), 0);
-    let (mut addr, mut depth, mut n) = (h.root, usize::from(h.depth), u64::from(h.root_records));
-    for _ in 0..=limits::MAX_BTREE_DEPTH {
-        let b = raw.read(addr, u64::from(h.node_size))?;
-        let mut c = raw.cursor(&b, addr);
-        let (records, children) = if depth == 0 {
-            (
-                v2::LeafNode::parse(&mut c, &h, &info, n)?.records,
-                Vec::new(),
-            )
-        } else {
-            let node = v2::InternalNode::parse(&mut c, &h, &info, depth, n)?;
-            (node.records, node.children)
+    tree.find(raw, |r| {
+        let Record::LinkName { hash: rh, heap_id } = r else {
+            bail!(
+                Format,
+                "the name index at {:#x} holds other records",
+                index.0
+            );
         };
-        // Binary search by (hash, name); a link is read only to break a tie of hashes.
-        let (mut lo, mut hi) = (0usize, records.len());
-        while lo < hi {
-            let i = (lo + hi) / 2;
-            let Record::LinkName { hash: rh, heap_id } = &records[i] else {
-                bail!(
-                    Format,
-                    "the name index at {:#x} holds other records",
-                    index.0
-                );
-            };
-            let ord = match rh.cmp(&hash) {
-                std::cmp::Ordering::Equal => {
-                    let l = dense_link(file, heap, heap_id)?;
-                    match l.name.as_bytes().cmp(name.as_bytes()) {
-                        std::cmp::Ordering::Equal => return Ok(Some(l)),
-                        o => o,
-                    }
+        Ok(match rh.cmp(&hash) {
+            Ordering::Less => Probe::Less,
+            Ordering::Greater => Probe::Greater,
+            Ordering::Equal => {
+                let l = dense_link(file, heap, heap_id)?;
+                match l.name.as_bytes().cmp(name.as_bytes()) {
+                    Ordering::Equal => Probe::Found(l),
+                    Ordering::Less => Probe::Less,
+                    Ordering::Greater => Probe::Greater,
                 }
-                o => o,
-            };
-            match ord {
-                std::cmp::Ordering::Less => lo = i + 1,
-                _ => hi = i,
             }
-        }
-        if depth == 0 {
-            return Ok(None);
-        }
-        let Some(child) = children.get(lo) else {
-            bail!(Format, "v2 B-tree node at {:#x} lacks child {lo}", addr.0);
-        };
-        (addr, depth, n) = (child.address, depth - 1, child.records);
-    }
-    bail!(
-        LimitExceeded,
-        "v2 B-tree deeper than {}",
-        limits::MAX_BTREE_DEPTH
-    )
+        })
+    })
 }
 
 /// The links of a symbol-table group: walk the v1 B-tree (each node once), read every symbol

@@ -5,12 +5,13 @@
 //! [`Storage`], checks them against the end of the file first, and knows the
 //! superblock's field sizes, so the layers above never deal with absolute positions.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use h5_format::{Addr, Cursor, Sizes};
 
-use h5_format::storage::Storage;
+use h5_format::storage::{Fetch, Storage};
 
 /// An error reading the file's bytes: the address range and what went wrong.
 #[derive(Debug)]
@@ -213,6 +214,34 @@ impl RawFile {
     /// A cursor over bytes read from `addr`, reporting absolute offsets as file addresses.
     pub fn cursor<'a>(&self, bytes: &'a [u8], addr: Addr) -> Cursor<'a> {
         Cursor::new(bytes, addr.0, self.sizes)
+    }
+}
+
+/// The navigators of h5-format ([`h5_format::btree::v2::Tree`],
+/// [`h5_format::heap::fractal::FractalHeapHeader::locate`]) read the file through this.
+impl Fetch for RawFile {
+    type Error = crate::Error;
+
+    fn sizes(&self) -> Sizes {
+        self.sizes
+    }
+
+    fn fetch(
+        &self,
+        _structure: &'static str,
+        addr: Addr,
+        len: u64,
+    ) -> crate::Result<Cow<'_, [u8]>> {
+        Ok(Cow::Owned(self.read(addr, len)?))
+    }
+
+    fn fetch_up_to(
+        &self,
+        _structure: &'static str,
+        addr: Addr,
+        max: u64,
+    ) -> crate::Result<Cow<'_, [u8]>> {
+        Ok(Cow::Owned(self.read_up_to(addr, max)?))
     }
 }
 

@@ -16,7 +16,7 @@ use h5_format::btree::v2;
 use h5_format::chunk_index::extensible_array::ExtensibleArrayHeader;
 use h5_format::chunk_index::fixed_array::FixedArrayHeader;
 use h5_format::free_space::{FreeSpaceHeader, SectionClasses, SectionList};
-use h5_format::heap::fractal::{FractalHeapHeader, IndirectBlock};
+use h5_format::heap::fractal::{BlockVisitor, DirectRef, FractalHeapHeader, IndirectRef};
 use h5_format::heap::local::LocalHeap;
 use h5_format::message::datatype::library_encoded_size;
 use h5_format::message::fs_info::FileSpaceInfo;
@@ -179,78 +179,36 @@ fn v1_tree_size(file: &File, addr: Addr, chunk_rank: Option<usize>) -> Result<u6
 /// Bytes of a version 2 B-tree: its header and every node (`H5B2_size`).
 pub fn v2_tree_size(file: &File, addr: Addr) -> Result<u64> {
     let raw = file.raw();
-    let sizes = raw.sizes();
-    let hb = raw.read(addr, v2::Header::encoded_size(sizes) as u64)?;
-    let h = v2::Header::parse(&mut raw.cursor(&hb, addr))?;
-    let mut total = v2::Header::encoded_size(sizes) as u64;
-    if h.root.is_undef() {
-        return Ok(total);
-    }
-    let info = h.node_info(sizes)?;
-    let mut seen = HashSet::new();
-    let mut stack = vec![(h.root, h.depth as usize, u64::from(h.root_records))];
-    while let Some((a, depth, n)) = stack.pop() {
-        if !seen.insert(a.0) {
-            continue;
-        }
-        ensure!(
-            seen.len() <= limits::MAX_WALK_STRUCTURES,
-            LimitExceeded,
-            "v2 B-tree at {:#x} has too many nodes",
-            addr.0
-        );
-        total += u64::from(h.node_size);
-        if depth > 0 {
-            let b = raw.read(a, u64::from(h.node_size))?;
-            let node = v2::InternalNode::parse(&mut raw.cursor(&b, a), &h, &info, depth, n)?;
-            for c in node.children {
-                stack.push((c.address, depth - 1, c.records));
-            }
-        }
-    }
+    let tree = v2::Tree::open(raw, addr)?;
+    let mut total = v2::Header::encoded_size(raw.sizes()) as u64;
+    tree.each_node(raw, |_, size| {
+        total += size;
+        Ok(true)
+    })?;
     Ok(total)
 }
 
 /// Bytes of a fractal heap (`H5HF_size`): its header, its direct blocks (the allocated managed
 /// space), its huge objects, its indirect blocks, the B-tree of its huge objects and its free-space manager.
 pub fn fractal_heap_size(file: &File, addr: Addr) -> Result<u64> {
-    let raw = file.raw();
-    let sizes = raw.sizes();
-    let bytes = raw.read_up_to(addr, 1024)?;
-    let mut c = raw.cursor(&bytes, addr);
-    let h = FractalHeapHeader::parse(&mut c)?;
-    // The header, then the managed space allocated to direct blocks.
-    let mut total = c.pos() as u64 + h.allocated_managed_space + h.huge_objects_size;
-    if !h.root_block.is_undef() && h.current_root_rows > 0 {
-        let dt = h.doubling_table()?;
-        let mut seen = HashSet::new();
-        let mut stack = vec![(h.root_block, u32::from(h.current_root_rows))];
-        while let Some((a, nrows)) = stack.pop() {
-            if a.is_undef() || !seen.insert(a.0) {
-                continue;
-            }
-            ensure!(
-                seen.len() <= limits::MAX_WALK_STRUCTURES,
-                LimitExceeded,
-                "fractal heap at {:#x} has too many indirect blocks",
-                addr.0
-            );
-            let len = IndirectBlock::encoded_size(&h, nrows, sizes)?;
-            total += len;
-            let b = raw.read(a, len)?;
-            let ib = IndirectBlock::parse(&mut raw.cursor(&b, a), &h, nrows)?;
-            let width = dt.width.max(1);
-            let direct_rows = (ib.direct.len() as u64 / width) as u32;
-            for (i, child) in ib.indirect.iter().enumerate() {
-                let row = direct_rows + (i as u64 / width) as u32;
-                let child_rows = dt
-                    .row_block_size(row)
-                    .map(|s| dt.rows_for_size(s))
-                    .unwrap_or(0);
-                stack.push((*child, child_rows));
-            }
+    /// The indirect blocks' bytes (the direct blocks are the allocated managed space).
+    struct Indirect(u64);
+    impl BlockVisitor<crate::Error> for Indirect {
+        fn enter(&mut self, _: &IndirectRef, size: u64) -> Result<bool> {
+            self.0 += size;
+            Ok(true)
+        }
+        fn direct(&mut self, _: &DirectRef) -> Result<()> {
+            Ok(())
         }
     }
+    let raw = file.raw();
+    let (h, len) = FractalHeapHeader::read(raw, addr)?;
+    // The header, then the managed space allocated to direct blocks.
+    let mut total = len + h.allocated_managed_space + h.huge_objects_size;
+    let mut indirect = Indirect(0);
+    h.visit_blocks(raw, &mut indirect)?;
+    total += indirect.0;
     if !h.huge_btree.is_undef() {
         total += v2_tree_size(file, h.huge_btree)?;
     }
@@ -411,12 +369,8 @@ pub fn object_stats(file: &File, addr: Addr) -> Result<ObjectStats> {
                     ai.creation_order_btree_address,
                 )?;
                 if !ai.name_btree_address.is_undef() {
-                    let b = file.raw().read(
-                        ai.name_btree_address,
-                        v2::Header::encoded_size(file.sizes()) as u64,
-                    )?;
-                    let h = v2::Header::parse(&mut file.raw().cursor(&b, ai.name_btree_address))?;
-                    num_attrs += h.total_records;
+                    num_attrs +=
+                        v2::Tree::read_header(file.raw(), ai.name_btree_address)?.total_records;
                 }
             }
             Message::Attribute(_) => num_attrs += 1,

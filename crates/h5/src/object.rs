@@ -114,9 +114,7 @@ impl Obj {
 pub(crate) fn join(parent: &str, name: &str) -> String {
     if name.starts_with('/') {
         name.to_owned()
-    } else if parent.ends_with('/') {
-        format!("{parent}{name}")
     } else {
-        format!("{parent}/{name}")
+        h5_io::group::join(parent, name)
     }
 }

@@ -5,9 +5,14 @@
 //! (`H5B2__hdr_init`): the most records a node of each depth holds, and from those the widths
 //! of the "number of records in child" and "total records in child" fields. [`NodeInfo`]
 //! computes it from the header's node size, record size and depth.
+//!
+//! [`Tree`] navigates a whole tree (records in order, lookup by key, every node).
 
 use crate::bits::{check_count, limit_enc_size};
 use crate::{limits, Addr, Cursor, ErrorKind, Result, Sizes, Writer};
+
+mod navigate;
+pub use navigate::{Node, NodeRef, Probe, Tree, Visitor};
 
 /// Header signature.
 pub const HEADER_SIGNATURE: [u8; 4] = *b"BTHD";

@@ -918,5 +918,8 @@ impl HeapId {
     }
 }
 
+mod navigate;
+pub use navigate::{BlockVisitor, DirectRef, IndirectRef, Location};
+
 #[cfg(test)]
 mod tests;

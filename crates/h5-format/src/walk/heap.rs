@@ -4,11 +4,12 @@
 use std::collections::HashMap;
 
 use super::Walker;
-use crate::btree::v2::{self, Header, Record};
+use crate::btree::v2::{self, Header, NodeRef, Record, Tree, Visitor};
 use crate::heap::fractal::{
-    Child, DirectBlock, FractalHeapHeader, HeapId, HeapIdLayout, IndirectBlock,
+    BlockVisitor, DirectBlock, DirectRef, FractalHeapHeader, HeapIdLayout, IndirectBlock,
+    IndirectRef, Location,
 };
-use crate::{limits, Addr, Error, ErrorKind, Result};
+use crate::{Addr, Error, Result};
 
 const FRHP: &str = "fractal heap header";
 const FHIB: &str = "fractal heap indirect block";
@@ -20,9 +21,97 @@ const BTNODE: &str = "v2 B-tree node";
 pub(crate) struct Heap {
     pub(crate) addr: Addr,
     pub(crate) header: FractalHeapHeader,
-    layout: HeapIdLayout,
-    /// Huge objects by ID (from the huge object B-tree): address, length, filtered.
-    huge: HashMap<u64, (Addr, u64, bool)>,
+    /// Huge objects by ID (from the huge object B-tree, walked whole already).
+    huge: HashMap<u64, Location>,
+}
+
+/// The walk's checks on the nodes of a v2 B-tree, as the navigator visits them.
+struct CheckNodes<'w, 'a> {
+    w: &'w mut Walker<'a>,
+    path: &'w str,
+    records: Vec<Record>,
+}
+
+impl Visitor<Error> for CheckNodes<'_, '_> {
+    fn enter(&mut self, node: &NodeRef, _size: u64) -> Result<bool> {
+        Ok(self.w.budget() && self.w.first_visit(BTNODE, node.address.0, self.path))
+    }
+
+    fn record(&mut self, record: Record) -> Result<()> {
+        self.records.push(record);
+        Ok(())
+    }
+
+    fn failed(&mut self, node: &NodeRef, error: Error) -> Result<()> {
+        self.w.error(error, BTNODE, node.address.0, self.path);
+        Ok(())
+    }
+
+    fn subtree(&mut self, node: &NodeRef, records: u64) -> Result<()> {
+        if let (Some(t), Some((parent, i))) = (node.total_records, node.parent) {
+            if t != records {
+                self.w.problem(
+                    BTNODE,
+                    parent.0,
+                    format!(
+                        "child {i} counts {t} records below it, holds {records} (in {})",
+                        self.path
+                    ),
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The walk's checks on the blocks of a fractal heap, as the navigator visits them.
+struct CheckBlocks<'w, 'a> {
+    w: &'w mut Walker<'a>,
+    heap: &'w Heap,
+    path: &'w str,
+}
+
+impl BlockVisitor<Error> for CheckBlocks<'_, '_> {
+    fn enter(&mut self, block: &IndirectRef, _size: u64) -> Result<bool> {
+        Ok(self.w.budget() && self.w.first_visit(FHIB, block.address.0, self.path))
+    }
+
+    fn indirect(&mut self, block: &IndirectRef, ib: &IndirectBlock) -> Result<()> {
+        let (a, path) = (block.address.0, self.path);
+        if ib.heap_header != self.heap.addr {
+            self.w.problem(
+                FHIB,
+                a,
+                format!(
+                    "heap header address {} instead of {} (in {path})",
+                    ib.heap_header, self.heap.addr
+                ),
+            );
+        }
+        if ib.block_offset != block.offset {
+            self.w.problem(
+                FHIB,
+                a,
+                format!(
+                    "block offset {} where {} is expected (in {path})",
+                    ib.block_offset, block.offset
+                ),
+            );
+        }
+        Ok(())
+    }
+
+    fn direct(&mut self, d: &DirectRef) -> Result<()> {
+        let filtered = d.filtered.map(|f| f.size);
+        self.w
+            .direct_block(self.heap, d.address, d.size, d.offset, filtered, self.path);
+        Ok(())
+    }
+
+    fn failed(&mut self, block: &IndirectRef, error: Error) -> Result<()> {
+        self.w.error(error, FHIB, block.address.0, self.path);
+        Ok(())
+    }
 }
 
 /// How the records of a v2 B-tree are ordered: the sort key, and whether equal keys may repeat.
@@ -67,10 +156,8 @@ impl Walker<'_> {
         if !self.budget() || !self.first_visit(BTHD, addr.0, path) {
             return None;
         }
-        let r = self
-            .window(BTHD, addr, Header::encoded_size(self.sizes) as u64)
-            .and_then(|b| Header::parse(&mut self.cursor(&b, addr)));
-        let h = match r {
+        let src = self.reader();
+        let h = match Tree::read_header(&src, addr) {
             Ok(h) => h,
             Err(e) => {
                 self.error(e, BTHD, addr.0, path);
@@ -88,14 +175,14 @@ impl Walker<'_> {
             );
             return None;
         }
-        let info = match h.node_info(self.sizes) {
-            Ok(i) => i,
+        let tree = match Tree::new(addr, h, self.sizes) {
+            Ok(t) => t,
             Err(e) => {
                 self.error(e, BTHD, addr.0, path);
                 return None;
             }
         };
-        let mut records = Vec::new();
+        let h = &tree.header;
         if h.root.is_undef() {
             if h.total_records != 0 || h.root_records != 0 {
                 self.problem(
@@ -104,17 +191,21 @@ impl Walker<'_> {
                     format!("no root node but {} records (in {path})", h.total_records),
                 );
             }
-            return Some((h, records));
+            return Some((tree.header, Vec::new()));
         }
-        let complete = self.v2_node(
-            &h,
-            &info,
-            h.root,
-            h.depth as usize,
-            h.root_records as u64,
-            &mut records,
+        let mut v = CheckNodes {
+            w: self,
             path,
-        );
+            records: Vec::new(),
+        };
+        let complete = match tree.visit(&src, &mut v) {
+            Ok(c) => c,
+            Err(e) => {
+                v.w.error(e, BTHD, addr.0, path);
+                None
+            }
+        };
+        let records = v.records;
         if complete.is_some() && records.len() as u64 != h.total_records {
             self.problem(
                 BTHD,
@@ -144,72 +235,7 @@ impl Walker<'_> {
             }
             prev = Some(key);
         }
-        Some((h, records))
-    }
-
-    /// One node and its subtree; appends its records in order. `Some(count)` when the whole
-    /// subtree parsed.
-    #[allow(clippy::too_many_arguments)]
-    fn v2_node(
-        &mut self,
-        h: &Header,
-        info: &v2::NodeInfo,
-        addr: Addr,
-        depth: usize,
-        nrecords: u64,
-        out: &mut Vec<Record>,
-        path: &str,
-    ) -> Option<u64> {
-        if !self.budget() || !self.first_visit(BTNODE, addr.0, path) {
-            return None;
-        }
-        let bytes = match self.bytes(BTNODE, addr, info.node_size) {
-            Ok(b) => b,
-            Err(e) => {
-                self.error(e, BTNODE, addr.0, path);
-                return None;
-            }
-        };
-        let mut c = self.cursor(&bytes, addr);
-        if depth == 0 {
-            match v2::LeafNode::parse(&mut c, h, info, nrecords) {
-                Ok(n) => {
-                    out.extend(n.records);
-                    Some(nrecords)
-                }
-                Err(e) => {
-                    self.error(e, BTNODE, addr.0, path);
-                    None
-                }
-            }
-        } else {
-            let node = match v2::InternalNode::parse(&mut c, h, info, depth, nrecords) {
-                Ok(n) => n,
-                Err(e) => {
-                    self.error(e, BTNODE, addr.0, path);
-                    return None;
-                }
-            };
-            let mut total = nrecords;
-            let mut complete = true;
-            let mut recs = node.records.into_iter();
-            for (i, p) in node.children.iter().enumerate() {
-                let below = self.v2_node(h, info, p.address, depth - 1, p.records, out, path);
-                match (below, p.total_records) {
-                    (Some(n), Some(t)) if n != t => self.problem(
-                        BTNODE,
-                        addr.0,
-                        format!("child {i} counts {t} records below it, holds {n} (in {path})"),
-                    ),
-                    (Some(n), _) => total = total.saturating_add(n),
-                    (None, _) => complete = false,
-                }
-                if let Some(r) = recs.next() {
-                    out.push(r);
-                }
-            }
-            complete.then_some(total)
-        }
+        Some((tree.header, records))
     }
 
     /// Parse a fractal heap header and walk all its blocks and huge objects.
@@ -217,30 +243,31 @@ impl Walker<'_> {
         if !self.budget() || !self.first_visit(FRHP, addr.0, path) {
             return None;
         }
-        let r = self
-            .window(FRHP, addr, 1 << 17)
-            .and_then(|b| FractalHeapHeader::parse(&mut self.cursor(&b, addr)));
-        let header = match r {
-            Ok(h) => h,
+        let header = match FractalHeapHeader::read(&self.reader(), addr) {
+            Ok((h, _)) => h,
             Err(e) => {
                 self.error(e, FRHP, addr.0, path);
                 return None;
             }
         };
-        let layout = match HeapIdLayout::new(&header, self.sizes) {
-            Ok(l) => l,
-            Err(e) => {
-                self.error(e, FRHP, addr.0, path);
-                return None;
-            }
-        };
+        if let Err(e) = HeapIdLayout::new(&header, self.sizes) {
+            self.error(e, FRHP, addr.0, path);
+            return None;
+        }
         let mut heap = Heap {
             addr,
             header,
-            layout,
             huge: HashMap::new(),
         };
-        self.heap_blocks(&heap, path);
+        let src = self.reader();
+        let mut v = CheckBlocks {
+            w: self,
+            heap: &heap,
+            path,
+        };
+        if let Err(e) = heap.header.visit_blocks(&src, &mut v) {
+            v.w.error(e, FRHP, addr.0, path);
+        }
         let fsm = heap.header.free_space_manager;
         if !fsm.is_undef() {
             if let Ok(dt) = heap.header.doubling_table() {
@@ -253,114 +280,26 @@ impl Walker<'_> {
         if !heap.header.huge_btree.is_undef() {
             if let Some((_, recs)) = self.v2_btree(heap.header.huge_btree, &[1, 2, 3, 4], path) {
                 for r in recs {
-                    let (id, a, len, filtered) = match r {
-                        Record::HugeIndirect {
-                            address,
-                            length,
-                            id,
-                        } => (Some(id), address, length, false),
-                        Record::HugeIndirectFiltered {
-                            address,
-                            length,
-                            id,
-                            ..
-                        } => (Some(id), address, length, true),
-                        Record::HugeDirect { address, length } => (None, address, length, false),
-                        Record::HugeDirectFiltered {
-                            address, length, ..
-                        } => (None, address, length, true),
-                        _ => continue,
+                    let Some((id, loc)) = Location::of_huge_record(&r) else {
+                        continue;
                     };
-                    self.check_range(FRHP, a, len, "huge object", path);
+                    let (Location::Plain { address, length }
+                    | Location::Filtered {
+                        address,
+                        stored: length,
+                        ..
+                    }) = loc
+                    else {
+                        continue;
+                    };
+                    self.check_range(FRHP, address, length, "huge object", path);
                     if let Some(id) = id {
-                        heap.huge.insert(id, (a, len, filtered));
+                        heap.huge.insert(id, loc);
                     }
                 }
             }
         }
         Some(heap)
-    }
-
-    fn heap_blocks(&mut self, heap: &Heap, path: &str) {
-        let h = &heap.header;
-        if h.root_block.is_undef() {
-            return;
-        }
-        let dt = match h.doubling_table() {
-            Ok(d) => d,
-            Err(e) => return self.error(e, FRHP, heap.addr.0, path),
-        };
-        if h.current_root_rows == 0 {
-            let filtered = h.filters.as_ref().map(|f| f.root_direct_block_size);
-            self.direct_block(heap, h.root_block, dt.start_block_size, 0, filtered, path);
-            return;
-        }
-        // (address, rows, heap offset of the block, nesting)
-        let mut stack = vec![(h.root_block, h.current_root_rows as u32, 0u64, 0usize)];
-        while let Some((a, nrows, offset, nest)) = stack.pop() {
-            if nest > limits::MAX_FRACTAL_HEAP_ROWS
-                || !self.budget()
-                || !self.first_visit(FHIB, a.0, path)
-            {
-                continue;
-            }
-            let sizes = self.sizes;
-            let entries = u64::from(nrows).saturating_mul(dt.width);
-            let entry = u64::from(sizes.offset) + u64::from(sizes.length) + 4;
-            let bound = entries.saturating_mul(entry).saturating_add(32);
-            let r = self
-                .window(FHIB, a, bound)
-                .and_then(|b| IndirectBlock::parse(&mut self.cursor(&b, a), h, nrows));
-            let ib = match r {
-                Ok(ib) => ib,
-                Err(e) => {
-                    self.error(e, FHIB, a.0, path);
-                    continue;
-                }
-            };
-            if ib.heap_header != heap.addr {
-                self.problem(
-                    FHIB,
-                    a.0,
-                    format!(
-                        "heap header address {} instead of {} (in {path})",
-                        ib.heap_header, heap.addr
-                    ),
-                );
-            }
-            if ib.block_offset != offset {
-                self.problem(
-                    FHIB,
-                    a.0,
-                    format!(
-                        "block offset {} where {offset} is expected (in {path})",
-                        ib.block_offset
-                    ),
-                );
-            }
-            for row in 0..nrows {
-                let (Some(size), Some(row_off)) =
-                    (dt.row_block_size(row), dt.row_block_offset(row))
-                else {
-                    continue;
-                };
-                for col in 0..dt.width {
-                    let child_off = offset
-                        .saturating_add(row_off)
-                        .saturating_add(size.saturating_mul(col));
-                    match ib.child(&dt, row, col) {
-                        Some(Child::Direct(e)) if !e.address.is_undef() => {
-                            let filtered = e.filtered.map(|f| f.size);
-                            self.direct_block(heap, e.address, size, child_off, filtered, path);
-                        }
-                        Some(Child::Indirect(c)) if !c.is_undef() => {
-                            stack.push((c, dt.rows_for_size(size), child_off, nest + 1));
-                        }
-                        _ => {}
-                    }
-                }
-            }
-        }
     }
 
     /// A direct block of `size` bytes at heap offset `offset`; a filtered block (its stored
@@ -431,55 +370,28 @@ impl Walker<'_> {
     }
 
     fn resolve(&mut self, heap: &Heap, id: &[u8], at: u64) -> Result<Option<Vec<u8>>> {
-        let mut c = self.cursor(id, Addr(at));
-        let id = HeapId::parse(&mut c, &heap.layout)?;
-        let err = |m: String| Error::new(ErrorKind::InvalidValue, "fractal heap ID", at, m);
-        match id {
-            HeapId::Tiny { data } => Ok(Some(data)),
-            HeapId::Managed { offset, length } => {
-                let h = &heap.header;
-                let me = &*self;
-                let entry = u64::from(me.sizes.offset) + u64::from(me.sizes.length) + 4;
-                let loc = h.locate_managed(offset, length, |a, nrows| {
-                    let n = u64::from(nrows) * u64::from(h.table_width);
-                    let b = me.window(FHIB, a, 32 + n * entry)?;
-                    IndirectBlock::parse(&mut me.cursor(&b, a), h, nrows)
-                })?;
-                if loc.filtered.is_some() {
-                    return Ok(None);
-                }
-                let overhead = h
-                    .doubling_table()?
-                    .direct_block_overhead(self.sizes, h.checksums_direct_blocks())
-                    as u64;
-                if loc.offset_in_block < overhead {
-                    return Err(err(format!(
-                        "object at heap offset {offset} overlaps its block's prefix"
-                    )));
-                }
-                let start = Addr(loc.block_address.0.saturating_add(loc.offset_in_block));
-                Ok(Some(
-                    self.bytes("fractal heap object", start, length)?
-                        .into_owned(),
-                ))
-            }
-            HeapId::HugeDirect { address, length } => Ok(Some(
-                self.bytes("fractal heap huge object", address, length)?
+        let src = self.reader();
+        let loc = heap
+            .header
+            .locate_with(&src, id, Some(at), |h| Ok(heap.huge.get(&h).cloned()))?;
+        match loc {
+            Location::Tiny(data) => Ok(Some(data)),
+            Location::Plain { address, length } => Ok(Some(
+                self.bytes("fractal heap object", address, length)?
                     .into_owned(),
             )),
-            HeapId::HugeDirectFiltered {
-                address, length, ..
+            // Filters are not part of this crate: a huge object is only checked to lie in
+            // the file, an object of a filtered block (checked with its block) not at all.
+            Location::Filtered {
+                address,
+                stored,
+                object: None,
+                ..
             } => {
-                self.bytes("fractal heap huge object", address, length)?;
+                self.bytes("fractal heap huge object", address, stored)?;
                 Ok(None)
             }
-            HeapId::HugeIndirect { id } => match heap.huge.get(&id) {
-                Some(&(_, _, true)) => Ok(None),
-                Some(&(a, len, false)) => Ok(Some(
-                    self.bytes("fractal heap huge object", a, len)?.into_owned(),
-                )),
-                None => Err(err(format!("huge object {id} is not in the heap's B-tree"))),
-            },
+            Location::Filtered { .. } => Ok(None),
         }
     }
 }

@@ -3,6 +3,7 @@
 
 use super::{Error, ErrorKind, Result};
 use h5_format::limits::MAX_RANK;
+use h5_format::message::dataspace::{Dataspace as FormatSpace, DataspaceKind};
 
 /// The maximum size of a dimension that can grow without bound (`H5S_UNLIMITED`).
 pub const UNLIMITED: u64 = u64::MAX;
@@ -26,6 +27,21 @@ pub enum Dataspace {
 }
 
 impl Dataspace {
+    /// The extent a dataspace message (of a dataset or an attribute) describes.
+    pub fn from_message(s: &FormatSpace) -> Result<Self> {
+        Ok(match s.kind {
+            DataspaceKind::Scalar => Dataspace::Scalar,
+            DataspaceKind::Null => Dataspace::Null,
+            DataspaceKind::Simple if s.dims.is_empty() => Dataspace::Scalar,
+            DataspaceKind::Simple => match &s.max_dims {
+                Some(m) => {
+                    Dataspace::with_max(&s.dims, m).or_else(|_| Dataspace::simple(&s.dims))?
+                }
+                None => Dataspace::simple(&s.dims)?,
+            },
+        })
+    }
+
     /// A simple dataspace of fixed size (maxdims = dims).
     pub fn simple(dims: &[u64]) -> Result<Self> {
         Self::with_max(dims, dims)

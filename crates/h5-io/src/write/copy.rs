@@ -126,14 +126,6 @@ fn rerr(e: crate::Error) -> Error {
     Error::with_source(kind, format!("reading the source: {e}"), e)
 }
 
-fn join(base: &str, name: &str) -> String {
-    if base.ends_with('/') {
-        format!("{base}{name}")
-    } else {
-        format!("{base}/{name}")
-    }
-}
-
 /// The address of the committed datatype a header's message of `kind` shares, if any.
 fn committed_of(src: &File, obj: &Object, kind: MessageType) -> Option<Addr> {
     obj.header.messages().find_map(|m| {
@@ -256,7 +248,7 @@ impl Copier<'_, '_> {
                 if let Some(c) = l.creation_order {
                     corders.push((addr, l.name.clone(), c));
                 }
-                let child = join(&path, &l.name);
+                let child = crate::group::join(&path, &l.name);
                 if let LinkTarget::Hard(a) = &l.target {
                     if let std::collections::btree_map::Entry::Vacant(slot) = found.entry(a.0) {
                         let obj = self.src.object(*a).map_err(|e| rerr(e.at(&child)))?;

@@ -8,6 +8,7 @@
 //! error, and the caller keeps its space out of use rather than risk reusing space that is
 //! still referenced.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use h5_format::btree::v1::{self as bt1, NodeType};
@@ -15,10 +16,11 @@ use h5_format::btree::v2 as bt2;
 use h5_format::chunk_index::extensible_array::{ExtensibleArrayHeader, IndexBlock, SecondaryBlock};
 use h5_format::chunk_index::fixed_array::FixedArrayHeader;
 use h5_format::free_space::FreeSpaceHeader;
-use h5_format::heap::fractal::{Child, FractalHeapHeader, IndirectBlock};
+use h5_format::heap::fractal::{BlockVisitor, DirectRef, FractalHeapHeader, IndirectRef};
 use h5_format::heap::local::LocalHeap;
+use h5_format::storage::Fetch;
 use h5_format::symbol_table::SymbolTableNode;
-use h5_format::{Cursor, Writer};
+use h5_format::{Addr, Cursor, Sizes, Writer};
 
 use super::file::{FileWriter, CHUNK_K, GROUP_INTERNAL_K, GROUP_LEAF_K};
 use super::{bail, ensure, Result};
@@ -49,6 +51,24 @@ impl Extents {
         }
         self.blocks.push((at, len));
         Ok(true)
+    }
+}
+
+/// The navigators of h5-format ([`bt2::Tree`], [`FractalHeapHeader::visit_blocks`]) read
+/// the file being modified through this.
+impl Fetch for FileWriter {
+    type Error = super::Error;
+
+    fn sizes(&self) -> Sizes {
+        self.sizes
+    }
+
+    fn fetch(&self, _structure: &'static str, addr: Addr, len: u64) -> Result<Cow<'_, [u8]>> {
+        Ok(Cow::Owned(self.get(addr.0, len)?))
+    }
+
+    fn fetch_up_to(&self, _structure: &'static str, addr: Addr, max: u64) -> Result<Cow<'_, [u8]>> {
+        Ok(Cow::Owned(self.bytes_upto(addr.0, max)?))
     }
 }
 
@@ -114,15 +134,13 @@ impl FileWriter {
     /// A fractal heap: its header, direct and indirect blocks.
     pub(crate) fn fractal_heap_extents(&self, addr: u64, out: &mut Extents) -> Result<()> {
         let sizes = self.sizes;
-        let bytes = self.bytes_upto(addr, 1024)?;
-        let mut c = Cursor::new(&bytes, addr, sizes);
-        let h = FractalHeapHeader::parse(&mut c)?;
+        let (h, len) = FractalHeapHeader::read(self, Addr(addr))?;
         ensure!(
             h.filters.is_none() && h.huge_objects == 0,
             Unsupported,
             "a fractal heap with filters or huge objects"
         );
-        out.add(addr, c.pos() as u64)?;
+        out.add(addr, len)?;
         if !h.free_space_manager.is_undef() {
             // The free-space manager of its managed blocks: header and section list.
             let at = h.free_space_manager.0;
@@ -134,67 +152,24 @@ impl FileWriter {
                 out.add(fs.section_list.0, fs.section_list_allocated)?;
             }
         }
-        if h.root_block.is_undef() {
-            return Ok(());
-        }
-        if h.current_root_rows == 0 {
-            out.add(h.root_block.0, h.starting_block_size)?;
-            return Ok(());
-        }
-        let dt = h.doubling_table()?;
-        let mut stack = vec![(h.root_block.0, u32::from(h.current_root_rows))];
-        while let Some((a, nrows)) = stack.pop() {
-            let size = IndirectBlock::encoded_size(&h, nrows, sizes)?;
-            let bytes = self.get(a, size)?;
-            let ib = IndirectBlock::parse(&mut Cursor::new(&bytes, a, sizes), &h, nrows)?;
-            if !out.add(a, size)? {
-                continue;
+        /// Each block of the heap, with its size.
+        struct Blocks<'o>(&'o mut Extents);
+        impl BlockVisitor<super::Error> for Blocks<'_> {
+            fn enter(&mut self, b: &IndirectRef, size: u64) -> Result<bool> {
+                self.0.add(b.address.0, size)
             }
-            for row in 0..nrows {
-                let Some(block) = dt.row_block_size(row) else {
-                    bail!(Format, "fractal heap row {row} out of its doubling table");
-                };
-                for col in 0..u64::from(h.table_width) {
-                    match ib.child(&dt, row, col) {
-                        Some(Child::Direct(e)) if !e.address.is_undef() => {
-                            out.add(e.address.0, block)?;
-                        }
-                        Some(Child::Indirect(ca)) if !ca.is_undef() => {
-                            stack.push((ca.0, dt.rows_for_size(block)));
-                        }
-                        _ => {}
-                    }
-                }
+            fn direct(&mut self, d: &DirectRef) -> Result<()> {
+                self.0.add(d.address.0, d.size).map(|_| ())
             }
         }
-        Ok(())
+        h.visit_blocks(self, &mut Blocks(out))
     }
 
     /// A version 2 B-tree: its header and nodes.
     pub(crate) fn btree2_extents(&self, addr: u64, out: &mut Extents) -> Result<()> {
-        let sizes = self.sizes;
-        let len = bt2::Header::encoded_size(sizes) as u64;
-        let bytes = self.get(addr, len)?;
-        let h = bt2::Header::parse(&mut Cursor::new(&bytes, addr, sizes))?;
-        out.add(addr, len)?;
-        if h.root.is_undef() {
-            return Ok(());
-        }
-        let info = h.node_info(sizes)?;
-        let node = u64::from(h.node_size);
-        let mut stack = vec![(h.root.0, usize::from(h.depth), u64::from(h.root_records))];
-        while let Some((a, depth, n)) = stack.pop() {
-            if !out.add(a, node)? || depth == 0 {
-                continue;
-            }
-            let bytes = self.get(a, node)?;
-            let inode =
-                bt2::InternalNode::parse(&mut Cursor::new(&bytes, a, sizes), &h, &info, depth, n)?;
-            for ch in inode.children {
-                stack.push((ch.address.0, depth - 1, ch.records));
-            }
-        }
-        Ok(())
+        let tree = bt2::Tree::open(self, Addr(addr))?;
+        out.add(addr, bt2::Header::encoded_size(self.sizes) as u64)?;
+        tree.each_node(self, |n, size| out.add(n.address.0, size))
     }
 
     /// A fixed array chunk index: its header and (unpaged) data block.

@@ -109,14 +109,6 @@ fn rerr(e: crate::Error) -> Error {
     Error::with_source(kind, format!("reading the file: {e}"), e)
 }
 
-fn join(base: &str, name: &str) -> String {
-    if base.ends_with('/') {
-        format!("{base}{name}")
-    } else {
-        format!("{base}/{name}")
-    }
-}
-
 /// The writer's kind of an error opening a file to modify it: in use (marked open for
 /// writing, or locked) or an i/o error.
 pub(crate) fn open_error_kind(e: &crate::Error) -> ErrorKind {
@@ -251,7 +243,7 @@ impl FileWriter {
             for l in g.links().map_err(|e| rerr(e).at_path(&path))? {
                 if let LinkTarget::Hard(a) = &l.target {
                     if let std::collections::hash_map::Entry::Vacant(slot) = ids.entry(a.0) {
-                        let child = join(&path, &l.name);
+                        let child = crate::group::join(&path, &l.name);
                         let id = self.load_object(src, *a, &child)?;
                         slot.insert(id);
                         if matches!(self.object(id)?.body, Body::Group(_)) {
