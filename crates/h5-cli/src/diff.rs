@@ -8,7 +8,7 @@
 use std::io::Write;
 use std::rc::Rc;
 
-use crate::getopt::{Arg, Rules, Scanned};
+use crate::getopt::{self, Arg, Rules, Scanner};
 use h5::format::Addr;
 use h5::io::compare::{
     compare_sources, AttributeInfo, DatasetInfo, DiffOptions, ElementDifference, Event,
@@ -44,7 +44,8 @@ struct Opts {
 
 enum Parsed {
     Run(Box<Opts>, Vec<String>),
-    Exit(String, i32),
+    /// Stop: what goes to standard output, what to standard error, the status.
+    Exit(String, String, i32),
 }
 
 /// `-d`/`-p` arguments: no hexadecimal, not negative.
@@ -95,85 +96,82 @@ const LONG: &[(&str, Arg, char)] = &[
     ("version", Arg::No, 'V'),
 ];
 
+/// h5diff's `get_option` rules: `-v` and `-S` take only an attached value (h5diff gives back a
+/// word `get_option` took for `-v`, and reads its level from the option's own word).
+const RULES: Rules = Rules {
+    short: |c| match c {
+        'd' | 'n' | 'p' | 'A' | 'E' => Some(Arg::Required),
+        'v' | 'S' => Some(Arg::Optional),
+        'c' | 'e' | 'h' | 'l' | 'q' | 'r' | 'x' | 'C' | 'N' | 'V' => Some(Arg::No),
+        _ => None,
+    },
+    // h5diff takes long options by their whole names only.
+    long: |name| getopt::whole_name(LONG, name),
+    missing_is_error: true,
+    get_option: true,
+};
+
 fn parse(args: &[String]) -> Parsed {
-    let usage = |code| Parsed::Exit(USAGE.to_string(), code);
-    let mut o = Opts::default();
-    let mut i = 0;
-    let mut files = Vec::new();
-    let rules = Rules {
-        short: |c| match c {
-            'd' | 'n' | 'p' | 'A' | 'E' => Some(Arg::Required),
-            'v' | 'S' => Some(Arg::Optional),
-            'c' | 'e' | 'h' | 'l' | 'q' | 'r' | 'x' | 'C' | 'N' | 'V' => Some(Arg::No),
-            _ => None,
-        },
-        // h5diff takes long options by their whole names only.
-        long: |name| {
-            LONG.iter()
-                .find(|(n, _, _)| *n == name)
-                .map(|&(_, arg, c)| (arg, c))
-        },
-        missing_is_error: true,
-        get_option: false,
+    let usage = |err: String, code| Parsed::Exit(USAGE.to_string(), err, code);
+    let invalid = |c: char, v: &str| {
+        Parsed::Exit(
+            format!("<-{c} {v}> is not a valid option\n{USAGE}"),
+            String::new(),
+            1,
+        )
     };
-    while i < args.len() {
-        let opts = match rules.scan(args, &mut i) {
-            Ok(Scanned::Options(opts)) => opts,
-            Ok(Scanned::EndOfOptions) => {
-                files.extend(args[i + 1..].iter().cloned());
-                break;
-            }
-            Ok(Scanned::Operand) => {
-                files.push(args[i].clone());
-                Vec::new()
-            }
-            Err(_) => return usage(1),
+    let mut o = Opts::default();
+    // As `get_option`: the options end at the first word that is not one (or after `--`);
+    // the words from there on are the file and object names.
+    let mut scan = Scanner::new(&RULES, args);
+    for next in scan.by_ref() {
+        let (c, v) = match next {
+            Ok(opt) => opt,
+            Err(bad) => return usage(bad.message("h5diff"), 1),
         };
-        i += 1;
-        for (c, v) in opts {
-            match c {
-                'h' => return usage(0),
-                'V' => return Parsed::Exit("h5diff: Version 1.10.8\n".into(), 0),
-                'v' => {
-                    o.verbose = true;
-                    o.level = v.as_deref().map_or(0, atoi);
-                }
-                'q' => o.quiet = true,
-                'r' => o.report = true,
-                'l' => o.diff.follow_symlinks = true,
-                'x' => o.diff.no_dangling_links = true,
-                'c' => o.list_not_cmp = true,
-                'N' => o.diff.values.no_nans = true,
-                'C' => o.no_compact_subset = true,
-                'e' => o.diff.values.use_system_epsilon = true,
-                'E' => o.diff.exclude_paths.extend(v),
-                'A' => o.diff.exclude_attributes.extend(v),
-                'd' => {
-                    let v = v.unwrap_or_default();
-                    if !valid_real(&v) {
-                        return Parsed::Exit(format!("<-d {v}> is not a valid option\n{USAGE}"), 1);
-                    }
-                    o.diff.values.delta = Some(atof(&v));
-                }
-                'p' => {
-                    let v = v.unwrap_or_default();
-                    if !valid_real(&v) {
-                        return Parsed::Exit(format!("<-p {v}> is not a valid option\n{USAGE}"), 1);
-                    }
-                    let p = atof(&v);
-                    o.diff.values.relative = (p != 0.0).then_some(p);
-                }
-                'n' => {
-                    let v = v.unwrap_or_default();
-                    if !valid_count(&v) {
-                        return Parsed::Exit(format!("<-n {v}> is not a valid option\n{USAGE}"), 1);
-                    }
-                    o.diff.values.max_differences = v.parse().ok();
-                }
-                _ => {}
+        match c {
+            'h' => return usage(String::new(), 0),
+            'V' => return Parsed::Exit("h5diff: Version 1.10.8\n".into(), String::new(), 0),
+            'v' => {
+                o.verbose = true;
+                o.level = v.as_deref().map_or(0, atoi);
             }
+            'q' => o.quiet = true,
+            'r' => o.report = true,
+            'l' => o.diff.follow_symlinks = true,
+            'x' => o.diff.no_dangling_links = true,
+            'c' => o.list_not_cmp = true,
+            'N' => o.diff.values.no_nans = true,
+            'C' => o.no_compact_subset = true,
+            'e' => o.diff.values.use_system_epsilon = true,
+            'E' => o.diff.exclude_paths.extend(v),
+            'A' => o.diff.exclude_attributes.extend(v),
+            'd' => {
+                let v = v.unwrap_or_default();
+                if !valid_real(&v) {
+                    return invalid('d', &v);
+                }
+                o.diff.values.delta = Some(atof(&v));
+            }
+            'p' => {
+                let v = v.unwrap_or_default();
+                if !valid_real(&v) {
+                    return invalid('p', &v);
+                }
+                let p = atof(&v);
+                o.diff.values.relative = (p != 0.0).then_some(p);
+            }
+            'n' => {
+                let v = v.unwrap_or_default();
+                if !valid_count(&v) {
+                    return invalid('n', &v);
+                }
+                o.diff.values.max_differences = v.parse().ok();
+            }
+            _ => {}
         }
     }
+    let mut files: Vec<String> = args[scan.index.min(args.len())..].to_vec();
     let exclusive = usize::from(o.diff.values.delta.is_some())
         + usize::from(o.diff.values.relative.is_some())
         + usize::from(o.diff.values.use_system_epsilon);
@@ -184,11 +182,12 @@ fn parse(args: &[String]) -> Parsed {
              Try '-h' or '--help' option for more information or see the h5diff entry in the \
              'HDF5 Reference Manual'.\n"
                 .into(),
+            String::new(),
             1,
         );
     }
     if files.len() < 2 {
-        return usage(1);
+        return usage("h5diff error: missing file names\n".into(), 1);
     }
     if !o.no_compact_subset {
         for (k, name) in files.iter_mut().skip(2).take(2).enumerate() {
@@ -962,8 +961,10 @@ impl Reporter for Printer<'_> {
 pub fn run_with(args: &[String], open: &crate::dump::Opener<'_>, out: &mut dyn Write) -> i32 {
     let (o, names) = match parse(args) {
         Parsed::Run(o, n) => (*o, n),
-        Parsed::Exit(text, code) => {
+        Parsed::Exit(text, err, code) => {
             let _ = out.write_all(text.as_bytes());
+            let _ = out.flush();
+            eprint!("{err}");
             return code;
         }
     };

@@ -9,8 +9,7 @@
 //!
 //! [`Scanner`] yields one option at a time, keeping `get_option`'s position inside a word (h5dump
 //! relies on it: after an `*` option the scan goes on at the same character position of the
-//! next word); [`Rules::scan`] scans one whole word, for tools that interleave options and
-//! operands.
+//! next word); the options end at the first operand, as with `get_option`.
 
 /// Whether an option takes an argument.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,16 +75,6 @@ pub struct Rules {
     /// takes none is an error ([`Bad::Unexpected`]). Otherwise the next word is always the
     /// argument, and a value given to a flag is ignored.
     pub get_option: bool,
-}
-
-/// One word of the command line, scanned.
-pub enum Scanned {
-    /// Options, each with its argument.
-    Options(Vec<(char, Option<String>)>),
-    /// Not an option: an operand.
-    Operand,
-    /// `--`: the words after it are operands.
-    EndOfOptions,
 }
 
 /// A word that is not a valid option.
@@ -244,34 +233,6 @@ impl Iterator for Scanner<'_> {
     }
 }
 
-impl Rules {
-    /// Scan `args[*i]` whole; `*i` is left on the last word used (an option's argument in the
-    /// next word moves it one further).
-    pub fn scan(&self, args: &[String], i: &mut usize) -> Result<Scanned, Bad> {
-        let a = &args[*i];
-        if a == "--" {
-            return Ok(Scanned::EndOfOptions);
-        }
-        if !(a.starts_with('-') && a.len() > 1) {
-            return Ok(Scanned::Operand);
-        }
-        let mut s = Scanner {
-            rules: self,
-            args,
-            index: *i,
-            pos: 1,
-        };
-        let mut opts = Vec::new();
-        while let Some(o) = s.next() {
-            opts.push(o?);
-            if s.index != *i {
-                break;
-            }
-        }
-        *i = s.index - 1;
-        Ok(Scanned::Options(opts))
-    }
-}
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -298,59 +259,41 @@ mod tests {
         }
     }
 
-    fn options(r: &Rules, args: &[String], i: &mut usize) -> Vec<(char, Option<String>)> {
-        match r.scan(args, i) {
-            Ok(Scanned::Options(o)) => o,
-            _ => panic!("options expected at word {i}"),
-        }
-    }
-
     #[test]
     fn clusters_arguments_and_ends() {
         let r = rules(true);
         let a = words("-qn3 -n 4 --count=5 --count 6 -v2 -qv file -- -q");
-        let mut i = 0;
-        let s = |v: &str| Some(v.to_string());
-        assert_eq!(options(&r, &a, &mut i), [('q', None), ('n', s("3"))]);
-        i += 1;
-        assert_eq!(options(&r, &a, &mut i), [('n', s("4"))]);
-        assert_eq!(i, 2);
-        i += 1;
-        assert_eq!(options(&r, &a, &mut i), [('n', s("5"))]);
-        i += 1;
-        assert_eq!(options(&r, &a, &mut i), [('n', s("6"))]);
-        i += 1;
-        assert_eq!(options(&r, &a, &mut i), [('v', s("2"))]);
-        i += 1;
-        assert_eq!(options(&r, &a, &mut i), [('q', None), ('v', None)]);
-        i += 1;
-        assert!(matches!(r.scan(&a, &mut i), Ok(Scanned::Operand)));
-        i += 1;
-        assert!(matches!(r.scan(&a, &mut i), Ok(Scanned::EndOfOptions)));
+        let s = |c, v: &str| Ok((c, Some(v.to_string())));
+        let (o, end) = all(&r, &a);
+        assert_eq!(
+            o,
+            [
+                Ok(('q', None)),
+                s('n', "3"),
+                s('n', "4"),
+                s('n', "5"),
+                s('n', "6"),
+                s('v', "2"),
+                Ok(('q', None)),
+                Ok(('v', None)),
+            ]
+        );
+        // The scan stops at the first operand.
+        assert_eq!(end, 8);
     }
 
     #[test]
     fn unknown_and_missing() {
-        let mut i = 0;
         let strict = rules(true);
-        assert_eq!(
-            strict.scan(&words("-qz"), &mut i).err(),
-            Some(Bad::Short('z'))
-        );
-        assert_eq!(
-            strict.scan(&words("--cou=1"), &mut i).err(),
-            Some(Bad::Long("cou".into()))
-        );
-        assert_eq!(
-            strict.scan(&words("-qn"), &mut i).err(),
-            Some(Bad::Missing('n'))
-        );
-        i = 0;
+        let (o, _) = all(&strict, &words("-qz"));
+        assert_eq!(o, [Ok(('q', None)), Err(Bad::Short('z'))]);
+        let (o, _) = all(&strict, &words("--cou=1"));
+        assert_eq!(o, [Err(Bad::Long("cou".into()))]);
+        let (o, _) = all(&strict, &words("-qn"));
+        assert_eq!(o, [Ok(('q', None)), Err(Bad::Missing('n'))]);
         let lenient = rules(false);
-        assert_eq!(
-            options(&lenient, &words("-qn"), &mut i),
-            [('q', None), ('n', None)]
-        );
+        let (o, _) = all(&lenient, &words("-qn"));
+        assert_eq!(o, [Ok(('q', None)), Ok(('n', None))]);
     }
 
     /// h5dump's rules: `get_option` long options, `*` options, the scan stopping at the

@@ -949,6 +949,7 @@ impl Lister<'_> {
             ..Format::default()
         };
         if self.o.simple && !attribute {
+            f.html_escape = true;
             f.line_per_line = 1;
             f.line_multi_new = false;
             f.arr_pre = "";
@@ -1061,7 +1062,9 @@ impl Lister<'_> {
             match file.read(id, &zeros, &dims) {
                 Ok(bytes) => {
                     let width = self.o.width;
-                    self.refs(file, &bytes, dt.size().max(1), 9, width);
+                    // At the data's own indentation (one less with `-S`).
+                    let indent = if self.o.simple { 8 } else { 9 };
+                    self.refs(file, &bytes, dt.size().max(1), indent, width);
                 }
                 Err(_) => self.out.push_str("        Unable to print data."),
             }

@@ -73,6 +73,10 @@ pub struct Format {
     /// Print an object reference's file number with its address (`DATASET-1:800`, h5ls;
     /// h5dump hides it: `DATASET 800`).
     pub obj_fileno: bool,
+    /// Print a string's characters the way `ESCAPE_HTML` does (h5ls `-S`): every byte that is
+    /// not printable ASCII other than space as `%` and two hex digits, of the byte as a signed
+    /// `char` (`%00`, `%20`, `%ffffffc3`).
+    pub html_escape: bool,
 }
 
 impl Default for Format {
@@ -108,6 +112,7 @@ impl Default for Format {
             line_indent: "   ",
             pindex: true,
             do_escape: true,
+            html_escape: false,
             obj_fileno: false,
         }
     }

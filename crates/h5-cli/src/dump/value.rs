@@ -314,6 +314,15 @@ pub fn binary_form(dt: &Datatype, bytes: &[u8], form: &str) -> Vec<u8> {
 
 /// Append one character the way `h5tools_print_char` does.
 pub fn print_char(out: &mut String, info: &Format, ch: u8) {
+    if info.html_escape {
+        if (0x21..0x7f).contains(&ch) {
+            out.push(ch as char);
+        } else {
+            // `%%%02x` of a (signed) char promoted to int.
+            out.push_str(&format!("%{:02x}", ch as i8 as i32 as u32));
+        }
+        return;
+    }
     let esc = info.do_escape;
     match ch {
         b'"' => out.push_str(if esc { "\\\"" } else { "\"" }),
