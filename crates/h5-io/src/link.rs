@@ -388,6 +388,9 @@ fn read_snod(file: &File, addr: Addr) -> Result<SymbolTableNode> {
 const SNOD_MERGE_GAP: u64 = 16 << 10;
 /// The largest read that fetches several symbol table nodes.
 const SNOD_MERGE_SPAN: u64 = 512 << 10;
+/// The most bytes one batch of those reads holds at once (a leaf's children are fetched in
+/// as many batches as this needs, whatever the file claims of their number and size).
+const SNOD_BATCH_BYTES: u64 = 8 * SNOD_MERGE_SPAN;
 
 /// The symbol table nodes at `addrs` (one B-tree leaf's children), in that order: nodes
 /// near each other are fetched together, all in one batch of reads, each read spanning
@@ -404,7 +407,11 @@ fn read_snods(file: &File, addrs: &[Addr]) -> Result<Vec<SymbolTableNode>> {
     let mut windows: Vec<(u64, u64, std::ops::Range<usize>)> = Vec::new();
     for (k, &i) in order.iter().enumerate() {
         let a = addrs[i].0;
-        let end = a.saturating_add(guess).min(raw.end()).max(a);
+        // A node larger than a merged read is left to `read_snod`.
+        let end = a
+            .saturating_add(guess.min(SNOD_MERGE_SPAN))
+            .min(raw.end())
+            .max(a);
         match windows.last_mut() {
             Some((start, wend, r))
                 if a >= *start
@@ -417,9 +424,43 @@ fn read_snods(file: &File, addrs: &[Addr]) -> Result<Vec<SymbolTableNode>> {
             _ => windows.push((a, end, k..k + 1)),
         }
     }
-    let requests: Vec<(Addr, u64)> = windows.iter().map(|(s, e, _)| (Addr(*s), e - s)).collect();
     let mut nodes: Vec<Option<SymbolTableNode>> = addrs.iter().map(|_| None).collect();
-    for ((start, _, r), fetched) in windows.iter().zip(raw.read_batch(&requests)) {
+    let mut batches: Vec<&[(u64, u64, std::ops::Range<usize>)]> = Vec::new();
+    let (mut first, mut held) = (0, 0u64);
+    for (k, (s, e, _)) in windows.iter().enumerate() {
+        if k > first && held + (e - s) > SNOD_BATCH_BYTES {
+            batches.push(&windows[first..k]);
+            (first, held) = (k, 0);
+        }
+        held += e - s;
+    }
+    batches.push(&windows[first..]);
+    for batch in batches {
+        let requests: Vec<(Addr, u64)> = batch.iter().map(|(s, e, _)| (Addr(*s), e - s)).collect();
+        read_snod_batch(raw, entry, addrs, &order, batch, &requests, &mut nodes);
+    }
+    addrs
+        .iter()
+        .zip(nodes)
+        .map(|(&a, n)| match n {
+            Some(n) => Ok(n),
+            None => read_snod(file, a),
+        })
+        .collect()
+}
+
+/// One batch of [`read_snods`]' reads: the nodes each fetched window holds wholly, parsed
+/// into `nodes` (the rest stay `None`).
+fn read_snod_batch(
+    raw: &crate::raw::RawFile,
+    entry: u64,
+    addrs: &[Addr],
+    order: &[usize],
+    windows: &[(u64, u64, std::ops::Range<usize>)],
+    requests: &[(Addr, u64)],
+    nodes: &mut [Option<SymbolTableNode>],
+) {
+    for ((start, _, r), fetched) in windows.iter().zip(raw.read_batch(requests)) {
         let Ok(bytes) = fetched else { continue };
         for &i in &order[r.clone()] {
             let a = addrs[i];
@@ -438,14 +479,6 @@ fn read_snods(file: &File, addrs: &[Addr]) -> Result<Vec<SymbolTableNode>> {
             }
         }
     }
-    addrs
-        .iter()
-        .zip(nodes)
-        .map(|(&a, n)| match n {
-            Some(n) => Ok(n),
-            None => read_snod(file, a),
-        })
-        .collect()
 }
 
 /// The group B-tree 'K' values in force: (Group Leaf Node K, Group Internal Node K) of a

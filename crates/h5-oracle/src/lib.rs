@@ -182,6 +182,24 @@ pub fn h5py() -> Result<PathBuf, String> {
     }
 }
 
+/// Runs the h5py script `script` with `dir` as its argument (it writes its files there)
+/// and returns `dir`; `None` without h5py (see [`require`]). Panics when the script fails.
+pub fn h5py_files(script: &Path, dir: PathBuf) -> Option<PathBuf> {
+    let py = require("h5py", h5py())?;
+    let out = Command::new(py)
+        .arg(script)
+        .arg(&dir)
+        .output()
+        .unwrap_or_else(|e| panic!("run {}: {e}", script.display()));
+    assert!(
+        out.status.success(),
+        "{}: {}",
+        script.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(dir)
+}
+
 fn fnv(data: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for &b in data {

@@ -15,21 +15,10 @@ use h5::{File, H5Type};
 fn files() -> Option<&'static PathBuf> {
     static DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
     DIR.get_or_init(|| {
-        let py = h5_oracle::require("h5py", h5_oracle::h5py())?;
-        let dir = std::env::temp_dir().join(format!("h5-read-api-{}", std::process::id()));
-        let script =
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/support/make_read_files.py");
-        let out = std::process::Command::new(py)
-            .arg(script)
-            .arg(&dir)
-            .output()
-            .expect("run make_read_files.py");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        Some(dir)
+        h5_oracle::h5py_files(
+            &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/support/make_read_files.py"),
+            std::env::temp_dir().join(format!("h5-read-api-{}", std::process::id())),
+        )
     })
     .as_ref()
 }

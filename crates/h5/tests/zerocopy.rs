@@ -88,21 +88,10 @@ fn sample(k: usize) -> Sample {
 fn files() -> Option<&'static PathBuf> {
     static DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
     DIR.get_or_init(|| {
-        let py = h5_oracle::require("h5py", h5_oracle::h5py())?;
-        let dir = std::env::temp_dir().join(format!("h5-zerocopy-{}", std::process::id()));
-        let script =
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/support/make_zerocopy_files.py");
-        let out = std::process::Command::new(py)
-            .arg(script)
-            .arg(&dir)
-            .output()
-            .expect("run make_zerocopy_files.py");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        Some(dir)
+        h5_oracle::h5py_files(
+            &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/support/make_zerocopy_files.py"),
+            std::env::temp_dir().join(format!("h5-zerocopy-{}", std::process::id())),
+        )
     })
     .as_ref()
 }
