@@ -28,6 +28,10 @@ use crate::dump::value::printf_float;
 /// h5diff 1.10.8's usage text.
 pub const USAGE: &str = include_str!("diff/usage.txt");
 
+/// The options `h5diff` takes that [`USAGE`] does not show (`h5 help diff` prints them after
+/// it; `--help` prints [`USAGE`] alone, as h5diff does).
+pub const USAGE_OURS: &str = include_str!("diff/usage_ours.txt");
+
 /// The command-line switches (h5diff's `diff_opt_t`): how the report is printed, and what
 /// the comparison compares and counts.
 #[derive(Clone, Debug, Default)]

@@ -7,6 +7,7 @@
 pub mod ddl;
 pub mod memory;
 pub mod model;
+pub mod oid;
 pub mod reader;
 pub mod render;
 pub mod value;
@@ -795,6 +796,8 @@ pub fn run_streaming_to(
         }
     }
     let mut xml_settings = cmd.xml_settings.clone();
+    // One library for the whole run: identifiers keep counting from file to file.
+    let ids = oid::Ids::default();
     for fname in &cmd.files {
         let file = match open(fname) {
             Ok(f) => f,
@@ -827,6 +830,7 @@ pub fn run_streaming_to(
             continue;
         }
         let mut d = Dumper::new(file.as_ref(), cmd.opts.clone());
+        d.ids = ids.clone();
         d.out.sink = sink.clone();
         d.out.file_sink = files.clone();
         if files.is_some() && cmd.output.is_some() {
@@ -991,6 +995,8 @@ fn handle_dataset(d: &mut Dumper<'_>, name: &str, sub: Option<&Subset>) {
         handle_link(d, name);
         return;
     };
+    // `handle_datasets` opens the dataset before anything else.
+    let oid = d.ids.open(ObjKind::Dataset);
     // A subset with some of its four parts missing gets the defaults for those: start 0,
     // stride 1, count 1, block 1 (`handle_datasets`).
     let filled;
@@ -1064,6 +1070,7 @@ fn handle_dataset(d: &mut Dumper<'_>, name: &str, sub: Option<&Subset>) {
         }
     }
     d.dump_indent += COL;
+    d.pending_oid = oid;
     d.dump_dataset(id, name, sub);
     d.dump_indent -= COL;
 }
@@ -1184,6 +1191,10 @@ fn handle_any_path(d: &mut Dumper<'_>, op_name: &str) {
     // component of the path, the object whose path is the path, and soft or external links
     // with that path.
     let root = d.file.root();
+    // Identifiers (`-i`): the root group is opened and the walk registers its start, then
+    // each object visited is opened to look at its attributes (`H5Aiterate_by_name`).
+    d.ids.open(ObjKind::Group);
+    d.ids.open(ObjKind::Group);
     let mut seen = std::collections::HashSet::new();
     seen.insert(root);
     any_path_obj(d, "/", root, op_name);
@@ -1201,6 +1212,9 @@ fn any_path_obj(d: &mut Dumper<'_>, path: &str, id: ObjId, op_name: &str) {
         j -= 1;
     }
     let wanted = op_name[(j + 1) as usize..].replace("\\/", "/");
+    if let Ok(o) = d.file.object_info(id) {
+        d.ids.open(o.kind);
+    }
     let attrs = d.file.attributes(id, IndexOrder::Name).unwrap_or_default();
     for a in attrs {
         if a.name == wanted {

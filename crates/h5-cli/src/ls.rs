@@ -907,6 +907,7 @@ impl Lister<'_> {
             paths: Rc::new(HashMap::new()),
             next_arr: std::cell::Cell::new(false),
             packed: None,
+            ids: Default::default(),
             refs: RefEnv {
                 file_name: self.fname.clone(),
                 file_key: String::new(),

@@ -32,6 +32,10 @@ struct Subcommand {
     usage: &'static str,
     about: &'static str,
     run: fn(&[String]) -> i32,
+    /// What `h5 help COMMAND` prints after `h5 COMMAND --help`: the options the command
+    /// takes that its `--help` does not show (diff and stat print the reference tools' usage
+    /// byte for byte there, which leaves some out).
+    more_help: &'static str,
 }
 
 /// Every subcommand, in the order `h5 --help` lists them.
@@ -41,24 +45,28 @@ const COMMANDS: &[Subcommand] = &[
         usage: "h5 dump [OPTIONS] FILE...",
         about: "print files as h5dump 1.10.8 does (its options; --compat=2.0 for HDF5 2.x)",
         run: dump::run,
+        more_help: "",
     },
     Subcommand {
         name: "ls",
         usage: "h5 ls [OPTIONS] FILE[/OBJECT]...",
         about: "list objects as h5ls 1.10.8 does (-r -v -d -a -g -l -S -s -w -x -f -E ...)",
         run: ls::run,
+        more_help: "",
     },
     Subcommand {
         name: "diff",
         usage: "h5 diff [OPTIONS] FILE1 FILE2 [OBJ1 [OBJ2]]",
         about: "compare files or objects as h5diff 1.10.8 does (exit 0 same, 1 different, 2 error)",
         run: diff::run,
+        more_help: diff::USAGE_OURS,
     },
     Subcommand {
         name: "stat",
         usage: "h5 stat [OPTIONS] FILE",
         about: "print file statistics as h5stat 1.10.8 does (-f -F -g -G -d -D -T -A -s -S ...)",
         run: stat::run,
+        more_help: stat::USAGE_OURS,
     },
     Subcommand {
         name: "repack",
@@ -66,36 +74,42 @@ const COMMANDS: &[Subcommand] = &[
             "h5 repack [--latest] [-S STRATEGY] [-G PAGESIZE] [-l LAYOUT]... [-f FILTER]... IN OUT",
         about: "copy a file anew with our writer (h5repack's -l/-f options)",
         run: repack::main,
+        more_help: "",
     },
     Subcommand {
         name: "check",
         usage: "h5 check [-v] FILE",
         about: "check every structure of a file; exit 0 if sound, 1 if not",
         run: check::run,
+        more_help: "",
     },
     Subcommand {
         name: "watch",
         usage: "h5 watch [--interval S] [--dim N] [--sizes] [--width W] [--simple] FILE/DATASET",
         about: "print what a SWMR writer appends to a dataset, as h5watch does",
         run: watch::run,
+        more_help: "",
     },
     Subcommand {
         name: "clear",
         usage: "h5 clear [-s] [--increment[=C]] [-v] FILE...",
         about: "reset the status flags of files a writer left marked open (h5clear -s)",
         run: clear::run,
+        more_help: "",
     },
     Subcommand {
         name: "refs",
         usage: "h5 refs [-o OUT.json] [--url URL] [--inline-threshold BYTES] FILE [OBJECT...]",
         about: "write kerchunk references (JSON) to the file's chunks, for fsspec, zarr and xarray",
         run: refs::run,
+        more_help: "",
     },
     Subcommand {
         name: "dtype",
         usage: "h5 dtype [--pack] [--native] [--lossless] [--size] TEXT|-",
         about: "print the canonical DDL text of a datatype, or its size",
         run: dtype::run,
+        more_help: "",
     },
     #[cfg(feature = "serve")]
     Subcommand {
@@ -103,12 +117,14 @@ const COMMANDS: &[Subcommand] = &[
         usage: "h5 serve [--port P] [--bind ADDR] [--token T] [--max-bytes N] PATH|URL...",
         about: "serve files to the browser: h5web and the h5grove API (127.0.0.1:8888)",
         run: serve::run,
+        more_help: "",
     },
     Subcommand {
         name: "convert",
         usage: "h5 convert SRC DST N",
         about: "convert N raw elements from stdin (types as DDL text) to stdout",
         run: convert::main,
+        more_help: "",
     },
 ];
 
@@ -122,7 +138,9 @@ fn cli() -> clap::Command {
         .arg_required_else_help(true)
         .disable_help_subcommand(true)
         .after_help(
-            "`h5 COMMAND --help` (or `h5 help COMMAND`) lists every option of a command.\n\
+            "`h5 help COMMAND` lists every option of a command, `h5 COMMAND --help` too except for \
+             diff and stat, where it prints the reference tool's usage byte for byte (as `-h` \
+             does for dump, ls, diff and stat).\n\
              FILE may be a URL (s3://, gs://, az://, http(s)://, file://) for dump, ls, check, \
              repack and refs; --stats prints the requests, bytes and cache hits of reading it to stderr.",
         );
@@ -145,7 +163,8 @@ fn cli() -> clap::Command {
 }
 
 fn main() {
-    // `h5 help COMMAND` is `h5 COMMAND --help`: the command's own, complete option list.
+    // `h5 help COMMAND` is `h5 COMMAND --help` and the options that leaves out: the
+    // command's complete option list.
     let mut raw: Vec<String> = std::env::args().skip(1).collect();
     // `--stats` (anywhere): the requests, bytes and cache hits of reading the input, to
     // standard error at the end.
@@ -157,7 +176,10 @@ fn main() {
     if let [help, name] = raw.as_slice() {
         if help == "help" {
             if let Some(c) = COMMANDS.iter().find(|c| c.name == name) {
-                std::process::exit((c.run)(&["--help".to_string()]));
+                let status = (c.run)(&["--help".to_string()]);
+                print!("{}", c.more_help);
+                let _ = std::io::Write::flush(&mut std::io::stdout());
+                std::process::exit(status);
             }
         }
     }

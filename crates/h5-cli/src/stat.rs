@@ -20,6 +20,10 @@ use h5::types::Datatype;
 /// h5stat 1.10.8's usage text.
 pub const USAGE: &str = include_str!("stat/usage.txt");
 
+/// The options `h5stat` takes that [`USAGE`] does not show (`h5 help stat` prints them after
+/// it; `--help` prints [`USAGE`] alone, as h5stat does).
+pub const USAGE_OURS: &str = include_str!("stat/usage_ours.txt");
+
 /// What to print (h5stat's `display_*` switches) and the thresholds.
 #[derive(Clone, Debug)]
 struct Options {

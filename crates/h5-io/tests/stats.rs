@@ -66,3 +66,33 @@ fn persistent_free_space() {
     assert_eq!((fs.free_space_meta, fs.free_space), (180, 132));
     assert!(fs.free_sections.contains(&1));
 }
+
+#[test]
+fn extensible_array_chunk_index_as_the_library_reckons_it() {
+    // h5stat 1.10.8 on the h5py fixture: "Chunked datasets: Index: 51412". Each index is the
+    // 72-byte header, the index block as `H5EA__cache_hdr_deserialize` sizes it (66 bytes, 90
+    // for the filtered class with its 14-byte elements: the 4 first secondary block
+    // addresses taken off, not the 25 real ones added) and the stored super/data block bytes.
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/h5py/chunk_index_extensible_array.h5");
+    let f = File::open(p).expect("open");
+    let root = f.object(f.root_address()).unwrap();
+    let mut sizes = Vec::new();
+    for name in ["d", "filtered", "many", "sparse"] {
+        let link = h5_io::link::lookup(&f, &root, name).unwrap().expect(name);
+        let h5_io::LinkTarget::Hard(addr) = link.target else {
+            panic!("{name} is not a hard link");
+        };
+        sizes.push(object_stats(&f, addr).unwrap().storage.index);
+    }
+    assert_eq!(
+        sizes,
+        [
+            72 + 66 + 150,
+            72 + 90 + 246,
+            72 + 66 + 430 + 49860,
+            72 + 66 + 150
+        ]
+    );
+    assert_eq!(sizes.iter().sum::<u64>(), 51412);
+}

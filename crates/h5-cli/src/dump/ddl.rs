@@ -8,6 +8,7 @@ use std::rc::Rc;
 use h5::types::{ByteOrder, CharSet, Datatype, ReferenceKind, Sign, StrPad, StringSize};
 
 use super::model::*;
+use super::oid::Ids;
 use super::render::{Ctx, Dest, Format, Out};
 use super::value::{ExtFiles, Values};
 
@@ -216,6 +217,12 @@ pub struct Dumper<'a> {
     /// outermost first: one already on the chain is not printed again, where HDF5 2.x
     /// h5dump would print a cycle of references without end.
     ref_chain: Rc<RefCell<Vec<(String, ObjId)>>>,
+    /// The identifier counters of the run (`-i`), shared with the printers of the files
+    /// external links reach.
+    pub ids: Ids,
+    /// The identifier the next `dump_group` or `dump_dataset` prints, when its caller opened
+    /// the object (and maybe registered more identifiers) before the call.
+    pub pending_oid: Option<u64>,
 }
 
 /// A file's identity for external link traversal: its canonical path, else its name.
@@ -282,13 +289,16 @@ enum Unreachable {
 }
 
 /// Resolve `path` in `file` (identity `key`), following hard, soft and external links:
-/// the file holding the object, its identity and the object's id.
+/// the file holding the object, its identity and the object's id. `hops` counts the soft and
+/// external links traversed, `external` the external ones the library's callback was called
+/// for (each registers identifiers, see [`super::oid`]).
 fn resolve_across(
     open: &super::Opener<'_>,
     file: Box<dyn DumpFile>,
     key: String,
     path: &str,
     hops: &mut usize,
+    external: &mut usize,
 ) -> Result<(Box<dyn DumpFile>, String, ObjId), Unreachable> {
     let mut cur = file.root();
     let comps: Vec<String> = path
@@ -320,7 +330,7 @@ fn resolve_across(
                     comps[..i].iter().map(String::as_str).collect()
                 };
                 let full = format!("/{}/{}", base.join("/"), t);
-                let (f, k, id) = resolve_across(open, file, key, &full, hops)?;
+                let (f, k, id) = resolve_across(open, file, key, &full, hops, external)?;
                 file = f;
                 key = k;
                 cur = id;
@@ -333,13 +343,14 @@ fn resolve_across(
                 if *hops > MAX_LINK_HOPS {
                     return Err(Unreachable::TooManyLinks);
                 }
+                *external += 1;
                 let (f, k) = open_external(open, &key, &fname).ok_or_else(|| {
                     Unreachable::NotFound(format!(
                         "unable to open external file, external link file name = '{}'",
                         fname
                     ))
                 })?;
-                let (f, k, id) = resolve_across(open, f, k, &p, hops)?;
+                let (f, k, id) = resolve_across(open, f, k, &p, hops, external)?;
                 file = f;
                 key = k;
                 cur = id;
@@ -387,17 +398,27 @@ impl<'a> Dumper<'a> {
             ext_ref_files: ExtFiles::default(),
             ref_depth: 0,
             ref_chain: Rc::default(),
+            ids: Ids::default(),
+            pending_oid: None,
         }
     }
 
     /// `dump_extlink`: print the object an external link points at, one level further in,
     /// with the object tables of its file (an external link into the file first opened is
     /// not followed; targets that cannot be reached are errors on the library's stack only).
+    ///
+    /// Identifiers (`-i`): `H5Oopen` reaches the target through `H5G__traverse_ud`, which
+    /// registers the group holding each external link on the way for the link class's
+    /// callback; `H5L_extern_traverse` registers the object each one reaches
+    /// (`H5O_open_name`), and `H5Oopen` the target. `handle_groups` or `handle_datasets`
+    /// then open the target through the link again, and print that identifier.
     fn dump_extlink(&mut self, file: &str, path: &str) {
         let Some(open) = self.ext_open else {
+            self.ids.open(ObjKind::Group);
             return;
         };
         let Some((target, target_key)) = open_external(open, &self.file_key, file) else {
+            self.ids.open(ObjKind::Group);
             self.diag(&[
                 ("H5Oopen", "unable to open object"),
                 (
@@ -411,7 +432,12 @@ impl<'a> Dumper<'a> {
             return;
         };
         let mut hops = 1;
-        let (tfile, key, id) = match resolve_across(open, target, target_key, path, &mut hops) {
+        let mut external = 1;
+        let resolved = resolve_across(open, target, target_key, path, &mut hops, &mut external);
+        for _ in 0..external {
+            self.ids.open(ObjKind::Group);
+        }
+        let (tfile, key, id) = match resolved {
             Ok(r) => r,
             Err(Unreachable::TooManyLinks) => {
                 if self.opts.error_stack {
@@ -436,16 +462,19 @@ impl<'a> Dumper<'a> {
                 return;
             }
         };
-        if key == self.root_key {
-            return;
-        }
         let Ok(kind) = tfile.object_info(id).map(|o| o.kind) else {
             return;
         };
+        for _ in 0..=external {
+            self.ids.open(kind);
+        }
+        if key == self.root_key {
+            return;
+        }
         // This file's tables go where a link back into it finds them.
         let own = std::mem::take(&mut self.tables);
         self.ext_tables.insert(self.file_key.clone(), own);
-        self.dump_extlink_into(tfile.as_ref(), key, id, kind, path);
+        self.dump_extlink_into(tfile.as_ref(), key, id, kind, path, external);
         self.tables = self.ext_tables.remove(&self.file_key).unwrap_or_default();
     }
 
@@ -456,8 +485,10 @@ impl<'a> Dumper<'a> {
         id: ObjId,
         kind: ObjKind,
         path: &str,
+        external: usize,
     ) {
         let mut child = Dumper::new(tfile, self.opts.clone());
+        child.ids = self.ids.clone();
         child.ext_open = self.ext_open;
         child.hit_elink = true;
         child.file_key = key.clone();
@@ -479,11 +510,18 @@ impl<'a> Dumper<'a> {
                 }
             }
         }
+        // `handle_groups` / `handle_datasets` open the target through the link once more.
+        for _ in 0..external {
+            self.ids.open(ObjKind::Group);
+            self.ids.open(kind);
+        }
+        let oid = self.ids.open(kind);
         child.dump_indent = self.dump_indent + COL;
         match kind {
             ObjKind::Group => {
                 child.prefix = path.to_string();
                 child.dump_indent += COL;
+                child.pending_oid = oid;
                 child.dump_group(id, path);
                 child.dump_indent -= COL;
             }
@@ -503,6 +541,7 @@ impl<'a> Dumper<'a> {
                     }
                     None => {
                         child.dump_indent += COL;
+                        child.pending_oid = oid;
                         child.dump_dataset(id, path, None);
                         child.dump_indent -= COL;
                     }
@@ -574,6 +613,8 @@ impl<'a> Dumper<'a> {
     /// Traverse the file from the root and fill the group, dataset and named datatype tables
     /// (`init_objs`), in the order h5dump's traversal visits objects.
     pub fn build_tables(&mut self) -> ModelResult<()> {
+        // `H5G_visit` registers the group the walk starts from.
+        self.ids.open(ObjKind::Group);
         let root = self.file.root();
         let mut seen: HashMap<ObjId, ()> = HashMap::new();
         self.tables.groups.insert(
@@ -628,6 +669,8 @@ impl<'a> Dumper<'a> {
                 ObjKind::Dataset => {
                     self.tables.dsets.insert(id, entry);
                     if let Ok(d) = self.file.dataset(id) {
+                        // `find_objs_cb` opens the dataset to look at its datatype.
+                        self.ids.open(ObjKind::Dataset);
                         if let Some(t) = d.datatype.committed {
                             if self.tables.type_entry(t).is_none() {
                                 self.tables.types.push((
@@ -681,6 +724,7 @@ impl<'a> Dumper<'a> {
             paths: Rc::clone(&self.tables.paths),
             next_arr: Cell::new(self.next_arr.get()),
             packed: self.packed,
+            ids: self.ids.clone(),
             refs: super::value::RefEnv {
                 file_name: self.file_name.clone(),
                 file_key: self.file_key.clone(),
@@ -886,6 +930,13 @@ impl<'a> Dumper<'a> {
         self.out.render_element(info, ctx, &buf, ncols, 0, 0);
     }
 
+    /// `h5tools_dump_oid` (`-i`): `OBJECTID { N }`.
+    pub fn dump_oid(&mut self, info: &Format, ctx: &mut Ctx, oid: Option<u64>) {
+        if let (true, Some(n)) = (self.opts.display_oid, oid) {
+            self.out.line(info, ctx, &format!("OBJECTID {{ {} }}", n));
+        }
+    }
+
     /// `h5tools_dump_dataspace`: the `DATASPACE  ...` line.
     pub fn dump_dataspace(&mut self, info: &Format, ctx: &mut Ctx, s: &Space) {
         let text = format!("DATASPACE {}", dataspace_text(s));
@@ -922,11 +973,14 @@ impl<'a> Dumper<'a> {
 
     /// `h5tools_dump_attribute`.
     pub fn dump_attribute(&mut self, info: &Format, ctx: &mut Ctx, obj: ObjId, a: &AttrInfo) {
+        // `dump_attr_cb` (and `handle_attributes`) open the attribute first.
+        let aid = self.ids.open_attribute();
         self.out
             .line(info, ctx, &format!("ATTRIBUTE \"{}\" {{", a.name));
         ctx.indent_level += 1;
         self.dump_datatype(info, ctx, &a.datatype);
         self.dump_dataspace(info, ctx, &a.space);
+        self.dump_oid(info, ctx, Some(aid));
         if self.opts.display_data || self.opts.display_attr_data {
             let data = self.file.attribute_data(obj, &a.name);
             self.dump_data(
@@ -1392,6 +1446,8 @@ impl<'a> Dumper<'a> {
             match target {
                 Some(RefTarget::Object(id)) => {
                     if let Ok(oi) = self.file.object_info(id) {
+                        // The target is dereferenced again to print what it holds.
+                        self.ids.open(oi.kind);
                         if oi.kind == ObjKind::Dataset {
                             if let Ok(d) = self.file.dataset(id) {
                                 ctx.indent_level += 1;
@@ -1439,6 +1495,8 @@ impl<'a> Dumper<'a> {
         let Ok(d) = self.file.dataset(dataset) else {
             return;
         };
+        // `H5Rdereference2` of the region's dataset.
+        self.ids.open(ObjKind::Dataset);
         let mut noidx = info.clone();
         noidx.idx_n = false;
         noidx.idx_fmt = "";
@@ -1775,6 +1833,11 @@ impl<'a> Dumper<'a> {
 
     /// `dump_group`.
     pub fn dump_group(&mut self, gid: ObjId, name: &str) {
+        // The caller's `H5Gopen2` (or `H5Oopen` through an external link).
+        let oid = self
+            .pending_oid
+            .take()
+            .or_else(|| self.ids.open(ObjKind::Group));
         let info = self.format();
         let oi = match self.file.object_info(gid) {
             Ok(o) => o,
@@ -1798,9 +1861,12 @@ impl<'a> Dumper<'a> {
                 .map(|(a, _)| *a)
                 .collect();
             for a in anon {
+                // h5dump gets the type from the dataset that uses it (`H5Dopen2`).
+                self.ids.open(ObjKind::Dataset);
                 self.dump_named_datatype(a, &format!("#{}", a));
             }
         }
+        self.dump_oid(&info, &mut ctx, oid);
         if let Some(c) = &oi.comment {
             self.out
                 .line(&info, &mut ctx, &format!("COMMENT \"{}\"", c));
@@ -1832,6 +1898,8 @@ impl<'a> Dumper<'a> {
     }
 
     fn link_iteration(&mut self, gid: ObjId, tracked: bool) {
+        // `H5Literate2` registers the group for its callbacks.
+        self.ids.open(ObjKind::Group);
         let order = self.order_for(tracked);
         let links = match self.file.links(gid, order) {
             Ok(l) => sort_links(l, self.opts.sort_decreasing),
@@ -1871,6 +1939,8 @@ impl<'a> Dumper<'a> {
                         self.prefix = old;
                     }
                     ObjKind::Dataset => {
+                        // `dump_all_cb` opens the dataset before it looks for a hard link.
+                        let oid = self.ids.open(ObjKind::Dataset);
                         if oi.refcount > 1 || self.hit_elink {
                             match self.tables.dsets.get_mut(id) {
                                 None => {
@@ -1895,6 +1965,7 @@ impl<'a> Dumper<'a> {
                                 Some(o) => o.displayed = true,
                             }
                         }
+                        self.pending_oid = oid;
                         self.dump_dataset(*id, &l.name, None);
                     }
                     ObjKind::NamedDatatype => self.dump_named_datatype(*id, &l.name),
@@ -1996,6 +2067,10 @@ impl<'a> Dumper<'a> {
 
     /// `dump_dataset`.
     pub fn dump_dataset(&mut self, id: ObjId, name: &str, sset: Option<&Subset>) {
+        let oid = self
+            .pending_oid
+            .take()
+            .or_else(|| self.ids.open(ObjKind::Dataset));
         if let Some(p) = &self.out.progress {
             p.step();
         }
@@ -2023,6 +2098,7 @@ impl<'a> Dumper<'a> {
             Ok(d) => {
                 self.dump_datatype(&info, &mut ctx, &d.datatype);
                 self.dump_dataspace(&info, &mut ctx, &d.space);
+                self.dump_oid(&info, &mut ctx, oid);
                 if self.opts.display_dcpl {
                     self.dump_dcpl(&info, &mut ctx, &d);
                 }

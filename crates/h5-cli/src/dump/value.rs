@@ -24,6 +24,8 @@ pub struct Values<'a> {
     pub next_arr: Cell<bool>,
     /// Packed-bits extraction: (offset, mask) applied to integers (`-M`).
     pub packed: Option<(u32, u64)>,
+    /// The identifier counters (`-i`): dereferencing a reference registers its target.
+    pub ids: super::oid::Ids,
     /// What the names of revised references need.
     pub refs: RefEnv<'a>,
 }
@@ -482,6 +484,10 @@ impl Values<'_> {
                 }
                 match r.kind() {
                     ReferenceKind::DatasetRegion => {
+                        // `H5Rdereference2` of the region's dataset.
+                        if let Ok(Some(_)) = self.file.dereference(b) {
+                            self.ids.open(ObjKind::Dataset);
+                        }
                         s.push_str("DATASET");
                         self.sprint_reference(s, b);
                     }
@@ -500,6 +506,11 @@ impl Values<'_> {
                             None => 0,
                         };
                         let kind = self.file.object_info(addr).map(|i| i.kind).ok();
+                        // `H5Rdereference2`, then `lookup_ref_path` for the name.
+                        if let Some(k) = kind {
+                            self.ids.open(k);
+                        }
+                        self.ids.ref_path_lookup();
                         s.push_str(match kind {
                             Some(ObjKind::Group) => "GROUP",
                             Some(ObjKind::Dataset) => "DATASET",

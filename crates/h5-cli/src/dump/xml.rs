@@ -363,6 +363,8 @@ impl<'a> Xml<'a> {
             paths: Rc::clone(&self.paths),
             next_arr: Cell::new(self.next_arr.get()),
             packed: None,
+            // XML refuses `-i`: the counters are not printed.
+            ids: Default::default(),
             // XML names references by path itself; revised references found inside values
             // are named within this file only.
             refs: super::value::RefEnv {

@@ -88,6 +88,7 @@ impl Dumper<'_> {
         child.root_key = self.root_key.clone();
         child.file_name = name.to_string();
         child.ext_ref_files = Rc::clone(&self.ext_ref_files);
+        child.ids = self.ids.clone();
         child.tables.paths = Rc::clone(&e.paths);
         child.ref_depth = self.ref_depth;
         child.ref_chain = Rc::clone(&self.ref_chain);
