@@ -813,11 +813,29 @@ fn every_help_lists_every_option() {
 }
 
 /// The options `h5 help COMMAND` lists beside what `h5 COMMAND --help` prints: those the
-/// reference usage `--help` reproduces leaves out, long and short.
+/// reference usage `--help` reproduces leaves out, long and short. (`h5 dump --help` adds its
+/// own section to h5dump's usage: [`DUMP_SHORT`].)
 const HELP_ONLY: &[(&str, &[&str])] = &[
     ("diff", &["--no-compact-subset", "-C", "-S", "-E", "-A"]),
     ("stat", &["--object", "-O", "-E", "-w", "-H"]),
 ];
+
+/// The short options of `h5 dump` that h5dump's usage shows only by their long names.
+const DUMP_SHORT: &[&str] = &["-v", "-G", "-E", "-C", "-M", "-F"];
+
+#[test]
+fn dump_help_lists_every_short_option() {
+    let out = Command::new(h5())
+        .args(["dump", "--help"])
+        .output()
+        .expect("run h5");
+    let help = String::from_utf8_lossy(&out.stdout);
+    let missing: Vec<&&str> = DUMP_SHORT.iter().filter(|o| !lists(&help, o)).collect();
+    assert!(
+        missing.is_empty(),
+        "h5 dump --help does not list {missing:?}"
+    );
+}
 
 #[test]
 fn help_command_adds_what_help_leaves_out() {
