@@ -465,6 +465,7 @@ impl<'a> Dumper<'a> {
         let Ok(kind) = tfile.object_info(id).map(|o| o.kind) else {
             return;
         };
+        // The objects `H5L_extern_traverse` reached, then the target `H5Oopen` opened.
         for _ in 0..=external {
             self.ids.open(kind);
         }

@@ -15,9 +15,13 @@
 //!   each anonymous committed datatype printed in the root group opens the dataset that
 //!   uses it;
 //! - every attribute printed is opened (`H5Aopen`);
-//! - following an external link (`H5Oopen` → `H5G__traverse_ud`) registers a group for the
-//!   link's callback and, when the target opens, the target once in `H5L_extern_traverse`
-//!   and once for `H5Oopen`;
+//! - following an external link (`dump_extlink`: `H5Oopen` → `H5G__traverse_ud`) registers
+//!   a group for the callback of each external link on the way and, when the target opens,
+//!   the object each one reaches (`H5L_extern_traverse`) and the target for `H5Oopen`; a file
+//!   not seen before is walked (`init_objs` again), then `handle_groups` or `handle_datasets`
+//!   open the target through the link once more, and that identifier is printed;
+//! - `-N` (`handle_paths`) opens the root group, walks the file and opens every object it
+//!   visits to look at its attributes (`H5Aiterate_by_name`);
 //! - each non-null reference printed dereferences its target (`H5Rdereference2` in
 //!   `h5tools_str_sprint`), and once more where a dataset's references are followed; the
 //!   first object reference fills the reference path table with one more walk
