@@ -296,7 +296,12 @@ mod tests {
                 );
                 if arg.is_positional() {
                     for v in arg.get_value_names().into_iter().flatten() {
-                        names.push(format!("<{v}>"));
+                        let required = arg.is_required_set();
+                        names.push(if required {
+                            format!("<{v}>")
+                        } else {
+                            format!("[{v}]")
+                        });
                     }
                 }
                 assert!(!names.is_empty(), "{}: {id} has no name", c.name);

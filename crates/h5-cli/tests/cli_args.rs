@@ -166,7 +166,7 @@ const CASES: &[Case] = &[
         refused: &[
             (&["--port", "70000"], "--port"),
             (&["--bind", "localhost"], "--bind"),
-            (&["--max-bytes", "-1"], "--max-bytes"),
+            (&["--max-bytes", "-1"], "'-1'"),
         ],
     },
     Case {
