@@ -86,7 +86,7 @@ const COMMANDS: &[Subcommand] = &[
         name: "dump",
         parse: Parse::Compat {
             usage: "h5 dump [OPTIONS] FILE...",
-            about: "print files as h5dump 1.10.8 does (its options; --compat=2.0 for HDF5 2.x)",
+            about: "Print files as h5dump 1.10.8 does (its options; --compat=2.0 for HDF5 2.x)",
             run: dump::run,
         },
     },
@@ -94,7 +94,7 @@ const COMMANDS: &[Subcommand] = &[
         name: "ls",
         parse: Parse::Compat {
             usage: "h5 ls [OPTIONS] FILE[/OBJECT]...",
-            about: "list objects as h5ls 1.10.8 does (-r -v -d -a -g -l -S -s -w -x -f -E ...)",
+            about: "List objects as h5ls 1.10.8 does (-r -v -d -a -g -l -S -s -w -x -f -E ...)",
             run: ls::run,
         },
     },
@@ -103,7 +103,7 @@ const COMMANDS: &[Subcommand] = &[
         parse: Parse::Compat {
             usage: "h5 diff [OPTIONS] FILE1 FILE2 [OBJ1 [OBJ2]]",
             about:
-                "compare files or objects as h5diff 1.10.8 does (exit 0 same, 1 different, 2 error)",
+                "Compare files or objects as h5diff 1.10.8 does (exit 0 same, 1 different, 2 error)",
             run: diff::run,
         },
     },
@@ -112,7 +112,7 @@ const COMMANDS: &[Subcommand] = &[
         parse: Parse::Compat {
             usage: "h5 stat [OPTIONS] FILE",
             about:
-                "print file statistics as h5stat 1.10.8 does (-f -F -g -G -d -D -T -A -s -S ...)",
+                "Print file statistics as h5stat 1.10.8 does (-f -F -g -G -d -D -T -A -s -S ...)",
             run: stat::run,
         },
     },
