@@ -8,35 +8,30 @@ use h5::format::message::filter_pipeline::FilterPipeline;
 use h5::format::walk::{self, ChunkDecoder, Options};
 use h5::io::filter::{decode_chunk, ChunkInfo};
 
-const USAGE: &str = "usage: h5 check [-v|--verbose] FILE";
+/// Check every structure of a file; exit 0 if sound, 1 if not
+///
+/// Walks every structure reachable from the superblock and prints what is wrong, one line per
+/// problem (`<structure> at <0xaddr>: <what is wrong>`), then a summary. Exit status: 0 for a
+/// sound file, 1 when problems were found, 2 for a usage or I/O error.
+#[derive(clap::Parser)]
+#[command(name = "check", verbatim_doc_comment)]
+pub struct Args {
+    /// Also print where the superblock is
+    #[arg(short, long)]
+    verbose: bool,
+    /// The file (a path or a URL)
+    #[arg(value_name = "FILE")]
+    file: String,
+}
 
-/// Run `h5 check` with the arguments after the command name; returns the exit status.
-pub fn run(args: &[String]) -> i32 {
-    let mut verbose = false;
-    let mut file = None;
-    for a in args {
-        match a.as_str() {
-            "-v" | "--verbose" => verbose = true,
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                return 0;
-            }
-            s if s.starts_with('-') && s.len() > 1 => {
-                eprintln!("h5 check: unknown option {s:?}\n{USAGE}");
-                return 2;
-            }
-            s => {
-                if file.replace(s).is_some() {
-                    eprintln!("h5 check: one file at a time\n{USAGE}");
-                    return 2;
-                }
-            }
-        }
+impl crate::Run for Args {
+    fn run(self) -> i32 {
+        check(&self.file, self.verbose)
     }
-    let Some(file) = file else {
-        eprintln!("{USAGE}");
-        return 2;
-    };
+}
+
+/// Check `file`; returns the exit status.
+fn check(file: &str, verbose: bool) -> i32 {
     let storage = match crate::input::storage(file) {
         Ok(s) => s,
         Err(e) => {

@@ -7,49 +7,44 @@
 //! Silent on success (with `-v`, one line per file saying what was cleared); exit status 0,
 //! or 1 when a file could not be cleared.
 
-const USAGE: &str = "usage: h5 clear [-s] [--increment[=C]] [-v] FILE...\n  \
-    -s, --status          reset the superblock's status flags (the default)\n  \
-    -m, --increment[=C]   also set the end of file address to max(EOA, file size) + C \
-    (default 1 MiB)\n  \
-    -v, --verbose         say what was cleared";
+/// Reset the status flags of files a writer left marked open (h5clear -s)
+///
+/// A writer that stopped without closing a file leaves it marked open for writing or SWMR
+/// writing; readers and writers refuse it until the marks are reset. Silent on success; exit
+/// status 0, or 1 when a file could not be cleared.
+#[derive(clap::Parser)]
+#[command(name = "clear", verbatim_doc_comment)]
+pub struct Args {
+    /// Reset the superblock's status flags (the default)
+    #[arg(short, long)]
+    status: bool,
+    /// Also set the end of file address to max(EOA, file size) + C bytes (default 1 MiB)
+    ///
+    /// A reference-library writer that stopped in SWMR mode may have written past it.
+    #[arg(short = 'm', long, value_name = "C", require_equals = true)]
+    increment: Option<Option<u64>>,
+    /// Say what was cleared, one line per file
+    #[arg(short, long)]
+    verbose: bool,
+    /// The files
+    #[arg(value_name = "FILE", required = true)]
+    files: Vec<String>,
+}
 
-/// Run `h5 clear` with the arguments after the command name; returns the exit status.
-pub fn run(args: &[String]) -> i32 {
-    let mut verbose = false;
-    let mut increment = None;
-    let mut files = Vec::new();
-    for a in args {
-        if let Some(c) = a.strip_prefix("--increment=") {
-            match c.parse::<u64>() {
-                Ok(c) => increment = Some(c),
-                Err(_) => {
-                    eprintln!("h5 clear: invalid increment {c:?} (bytes)\n{USAGE}");
-                    return 2;
-                }
-            }
-            continue;
-        }
-        match a.as_str() {
-            "-s" | "--status" => {}
-            "-m" | "--increment" => increment = Some(h5::io::write::DEFAULT_EOA_INCREMENT),
-            "-v" | "--verbose" => verbose = true,
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                return 0;
-            }
-            s if s.starts_with('-') && s.len() > 1 => {
-                eprintln!("h5 clear: unknown option {s:?}\n{USAGE}");
-                return 2;
-            }
-            s => files.push(s),
-        }
+impl crate::Run for Args {
+    fn run(self) -> i32 {
+        let increment = self
+            .increment
+            .map(|c| c.unwrap_or(h5::io::write::DEFAULT_EOA_INCREMENT));
+        clear(&self.files, increment, self.verbose)
     }
-    if files.is_empty() {
-        eprintln!("{USAGE}");
-        return 2;
-    }
+}
+
+/// Clear each of `files`; returns the exit status.
+fn clear(files: &[String], increment: Option<u64>, verbose: bool) -> i32 {
     let mut status = 0;
     for f in files {
+        let f = f.as_str();
         let r = match increment {
             None => h5::File::clear_status_flags(f),
             Some(c) => h5::io::write::clear_status_flags_with(f, Some(c))

@@ -9,55 +9,47 @@ use std::io::{Read, Write};
 use h5::types::convert::{Action, ConversionOptions, Converter};
 use h5::types::{Datatype, Error, ErrorKind, Result};
 
-/// Usage line of the subcommand.
-pub const USAGE: &str = "usage: h5 convert SRC DST N   (SRC and DST are DDL texts)";
+/// Convert N raw elements from stdin (types as DDL text) to stdout
+///
+/// Reads N elements of type SRC as raw bytes from standard input, writes them converted to DST
+/// to standard output and prints `exceptions K` on standard error (the conversion callback
+/// counts exceptions and leaves the default action, as with the reference library's
+/// `H5Tconvert`).
+#[derive(clap::Parser)]
+#[command(name = "convert", verbatim_doc_comment)]
+pub struct Args {
+    /// The source type, as DDL text (`H5T_STD_I32LE`, `H5T_COMPOUND { .. }`, ...)
+    #[arg(value_name = "SRC")]
+    src: Datatype,
+    /// The destination type, as DDL text
+    #[arg(value_name = "DST")]
+    dst: Datatype,
+    /// The number of elements
+    #[arg(value_name = "N")]
+    n: usize,
+}
 
-/// Run `h5 convert` with the arguments after the subcommand name; the exit status.
-pub fn main(args: &[String]) -> i32 {
-    if matches!(args, [h] if h == "-h" || h == "--help") {
-        println!("{USAGE}");
-        return 0;
-    }
-    // No options but help; DDL texts and counts never start with `-`.
-    if let Some(bad) = args.iter().find(|a| a.starts_with('-')) {
-        eprintln!("h5 convert: unknown option {bad}\n{USAGE}");
-        return 2;
-    }
-    let [src, dst, n] = args else {
-        eprintln!("{USAGE}");
-        return 2;
-    };
-    let parse = |what: &str, text: &str| -> std::result::Result<Datatype, i32> {
-        text.parse::<Datatype>().map_err(|e| {
-            eprintln!("h5 convert: {what}: {e}");
-            2
-        })
-    };
-    let (src, dst) = match (parse("SRC", src), parse("DST", dst)) {
-        (Ok(s), Ok(d)) => (s, d),
-        (Err(code), _) | (_, Err(code)) => return code,
-    };
-    let Ok(n) = n.parse::<usize>() else {
-        eprintln!("h5 convert: N must be a number of elements, not {n:?}\n{USAGE}");
-        return 2;
-    };
-    let mut input = Vec::new();
-    if let Err(e) = std::io::stdin().read_to_end(&mut input) {
-        eprintln!("h5 convert: reading standard input: {e}");
-        return 1;
-    }
-    match run(&src, &dst, n, &input) {
-        Ok((out, exceptions)) => {
-            if let Err(e) = std::io::stdout().write_all(&out) {
-                eprintln!("h5 convert: writing standard output: {e}");
-                return 1;
-            }
-            eprintln!("exceptions {exceptions}");
-            0
+impl crate::Run for Args {
+    fn run(self) -> i32 {
+        let Self { src, dst, n } = self;
+        let mut input = Vec::new();
+        if let Err(e) = std::io::stdin().read_to_end(&mut input) {
+            eprintln!("h5 convert: reading standard input: {e}");
+            return 1;
         }
-        Err(e) => {
-            eprintln!("h5 convert: {e}");
-            1
+        match run(&src, &dst, n, &input) {
+            Ok((out, exceptions)) => {
+                if let Err(e) = std::io::stdout().write_all(&out) {
+                    eprintln!("h5 convert: writing standard output: {e}");
+                    return 1;
+                }
+                eprintln!("exceptions {exceptions}");
+                0
+            }
+            Err(e) => {
+                eprintln!("h5 convert: {e}");
+                1
+            }
         }
     }
 }

@@ -5,96 +5,87 @@
 //! h5 dtype [OPTIONS] -        (read the text from standard input)
 //! ```
 //!
-//! `--pack` removes padding from compounds as `H5Tpack` does; `--native` maps the type to this
-//! machine's memory type as `H5Tget_native_type(.., H5T_DIR_DEFAULT)` does (applied after
-//! `--pack` when both are given); `--size` prints the size in bytes instead of the text;
-//! `--lossless` prints the form that always parses back to the same type (a compound whose
-//! trailing padding the reference's text drops gets a `SIZE n;` line).
-//!
-//! The text is anything the DDL reader accepts (`H5T_NATIVE_INT`, `H5T_COMPOUND { .. }`, the
-//! reference library's `H5LTdtype_to_text` output). A text that does not parse prints the error,
-//! the line it is on and a caret under the offending byte, and exits with status 2.
+//! The options are [`Args`] (`h5 dtype --help`): `--pack` as `H5Tpack`, `--native` as
+//! `H5Tget_native_type(.., H5T_DIR_DEFAULT)` (applied after `--pack` when both are given),
+//! `--size`, and `--lossless`, the form that always parses back to the same type (a compound
+//! whose trailing padding the reference's text drops gets a `SIZE n;` line).
 
 use std::io::Read;
 
 use h5::types::Datatype;
 
-/// Usage line of the subcommand.
-pub const USAGE: &str = "usage: h5 dtype [--pack] [--native] [--lossless] [--size] TEXT|-";
+/// Print the canonical DDL text of a datatype, or its size
+///
+/// TEXT is anything the DDL reader accepts (`H5T_NATIVE_INT`, `H5T_COMPOUND { .. }`, the
+/// reference library's `H5LTdtype_to_text` output); `-` reads it from standard input. A text
+/// that does not parse prints the error, the line it is on and a caret under the offending
+/// byte, and exits with status 2.
+#[derive(clap::Parser)]
+#[command(name = "dtype", verbatim_doc_comment)]
+pub struct Args {
+    /// Remove padding from compounds, as H5Tpack does
+    #[arg(long)]
+    pack: bool,
+    /// Map the type to this machine's memory type, as H5Tget_native_type does (after --pack)
+    #[arg(long)]
+    native: bool,
+    /// Print the form that always parses back to the same type (a `SIZE n;` line where needed)
+    #[arg(long)]
+    lossless: bool,
+    /// Print the size in bytes instead of the text
+    #[arg(long)]
+    size: bool,
+    /// The datatype as DDL text, or `-` for standard input
+    #[arg(value_name = "TEXT|-")]
+    text: String,
+}
 
-/// Run `h5 dtype` with the arguments after the subcommand name. Returns the exit status.
-pub fn run(args: &[String]) -> i32 {
-    let mut size = false;
-    let mut pack = false;
-    let mut native = false;
-    let mut lossless = false;
-    let mut text: Option<String> = None;
-    let mut only_positional = false;
-    for a in args {
-        match a.as_str() {
-            "--size" if !only_positional => size = true,
-            "--pack" if !only_positional => pack = true,
-            "--native" if !only_positional => native = true,
-            "--lossless" if !only_positional => lossless = true,
-            "-h" | "--help" if !only_positional => {
-                println!("{USAGE}");
-                return 0;
+impl crate::Run for Args {
+    fn run(self) -> i32 {
+        let Self {
+            pack,
+            native,
+            lossless,
+            size,
+            mut text,
+        } = self;
+        if text == "-" {
+            text.clear();
+            if let Err(e) = std::io::stdin().read_to_string(&mut text) {
+                eprintln!("h5 dtype: reading standard input: {e}");
+                return 1;
             }
-            "--" if !only_positional => only_positional = true,
-            // `-` alone is standard input; DDL text never starts with `-`.
-            s if s.starts_with('-') && s.len() > 1 && !only_positional => {
-                eprintln!("h5 dtype: unknown option {s}\n{USAGE}");
-                return 2;
-            }
-            s => {
-                if text.is_some() {
-                    eprintln!("h5 dtype: more than one TEXT (quote the datatype text)\n{USAGE}");
-                    return 2;
+        }
+        match text.parse::<Datatype>() {
+            Ok(mut t) => {
+                if pack {
+                    t = t.packed();
                 }
-                text = Some(s.to_owned());
+                if native {
+                    t = match t.native_type() {
+                        Ok(n) => n,
+                        Err(e) => {
+                            eprintln!("h5 dtype: --native: {e}");
+                            return 1;
+                        }
+                    };
+                }
+                if size {
+                    println!("{}", t.size());
+                } else if lossless {
+                    println!("{t:#}");
+                } else {
+                    println!("{t}");
+                }
+                0
             }
-        }
-    }
-    let Some(mut text) = text else {
-        eprintln!("h5 dtype: missing TEXT\n{USAGE}");
-        return 2;
-    };
-    if text == "-" {
-        text.clear();
-        if let Err(e) = std::io::stdin().read_to_string(&mut text) {
-            eprintln!("h5 dtype: reading standard input: {e}");
-            return 1;
-        }
-    }
-    match text.parse::<Datatype>() {
-        Ok(mut t) => {
-            if pack {
-                t = t.packed();
+            Err(e) => {
+                eprintln!("h5 dtype: {e}");
+                if let Some(pos) = e.position() {
+                    eprint!("{}", caret(&text, pos));
+                }
+                2
             }
-            if native {
-                t = match t.native_type() {
-                    Ok(n) => n,
-                    Err(e) => {
-                        eprintln!("h5 dtype: --native: {e}");
-                        return 1;
-                    }
-                };
-            }
-            if size {
-                println!("{}", t.size());
-            } else if lossless {
-                println!("{t:#}");
-            } else {
-                println!("{t}");
-            }
-            0
-        }
-        Err(e) => {
-            eprintln!("h5 dtype: {e}");
-            if let Some(pos) = e.position() {
-                eprint!("{}", caret(&text, pos));
-            }
-            2
         }
     }
 }

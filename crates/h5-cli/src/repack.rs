@@ -32,15 +32,6 @@ use h5::io::write::{
     FileWriter, StorageSpec,
 };
 
-const USAGE: &str = "usage: h5 repack [OPTIONS] IN OUT
-  -L, --latest                  write with the latest file format
-  -S, --fs_strategy STRATEGY    file space strategy: FSM_AGGR, PAGE, AGGR or NONE
-  -G, --fs_pagesize PAGESIZE    file space page size
-  -l, --layout [OBJ,..:]CHUNK=DxD..|CONTI|COMPA  the layout of these datasets (repeatable)
-  -f, --filter [OBJ,..:]GZIP=L|SZIP=PPB,EC|NN|SHUF|FLET|NBIT|SOFF=N,IN|DS|UD=ID,FLAG,N,CD..|NONE
-                                the filters of these datasets (repeatable)
-  -h, --help                    print this";
-
 /// A layout option.
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum LayoutOpt {
@@ -70,17 +61,102 @@ impl Objects {
     }
 }
 
-/// The parsed command line.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-struct Options {
+/// Copy a file anew with our writer (h5repack's -l/-f options)
+///
+/// Every group, dataset, committed datatype, attribute and link is copied; the data stays the
+/// same bytes in the same file datatypes. The -l and -f options take h5repack's syntax and
+/// apply to the datasets listed before their colon (to every dataset without a list).
+#[derive(clap::Parser, Clone, Debug, Default, PartialEq, Eq)]
+#[command(name = "repack", verbatim_doc_comment)]
+pub struct Options {
+    /// Write with the latest file format (superblock version 2)
+    #[arg(short = 'L', long)]
     latest: bool,
+    /// The layout of these datasets: [OBJ,..:]CHUNK=DxD..|CONTI|COMPA (repeatable)
+    #[arg(short = 'l', long = "layout", value_name = "LAYOUT", value_parser = parse_layout)]
     layouts: Vec<(Objects, LayoutOpt)>,
+    /// The filters of these datasets, in order: [OBJ,..:]FILTER (repeatable)
+    ///
+    /// FILTER: GZIP=L, SZIP=PPB,EC|NN, SHUF, FLET, NBIT, SOFF=N,IN|DS, UD=ID,FLAG,N,CD.. or NONE.
+    /// The -f options replace a dataset's pipeline; NONE removes every filter. A filter on a
+    /// dataset that is not chunked chunks it (one chunk of the whole extent, as h5repack does);
+    /// a filter that does not apply to a dataset's datatype is left out for it, with a warning.
+    #[arg(
+        short = 'f',
+        long = "filter",
+        value_name = "FILTER",
+        value_parser = parse_filter,
+        verbatim_doc_comment
+    )]
     filters: Vec<(Objects, FilterOpt)>,
-    /// `-S` and `-G`.
+    /// File space strategy of the output: FSM_AGGR, PAGE, AGGR or NONE
+    ///
+    /// As H5Pset_file_space_strategy sets it (not persisting, threshold 1): PAGE writes paged
+    /// aggregation (metadata and raw data in separate pages), which readers of object stores
+    /// fetch page by page. Alone, it takes the page size 4096.
+    #[arg(
+        short = 'S',
+        long = "fs_strategy",
+        value_name = "STRATEGY",
+        value_parser = parse_strategy,
+        verbatim_doc_comment
+    )]
     fs_strategy: Option<FileSpaceStrategy>,
+    /// File space page size of the output, in bytes (alone, the strategy FSM_AGGR)
+    #[arg(short = 'G', long = "fs_pagesize", value_name = "PAGESIZE", value_parser = parse_page_size)]
     fs_page_size: Option<u64>,
+    /// The file to read (a path or a URL)
+    #[arg(value_name = "IN")]
     input: String,
+    /// The file to write
+    #[arg(value_name = "OUT")]
     output: String,
+}
+
+impl crate::Run for Options {
+    fn run(self) -> i32 {
+        match repack(&self) {
+            Ok(warnings) => {
+                for w in warnings {
+                    eprintln!("h5 repack: warning: {w}");
+                }
+                0
+            }
+            Err(e) => {
+                eprintln!("h5 repack: {e}");
+                1
+            }
+        }
+    }
+}
+
+/// The arguments after `h5 repack`, or the first error: the message of a bad `-l`, `-f`,
+/// `-S` or `-G` value alone.
+#[cfg(test)]
+fn parse_args(args: &[String]) -> Result<Options, String> {
+    use clap::Parser;
+    use std::error::Error;
+    Options::try_parse_from(std::iter::once("repack").chain(args.iter().map(String::as_str)))
+        .map_err(|e| {
+            e.source()
+                .map_or_else(|| e.to_string(), ToString::to_string)
+        })
+}
+
+/// A `-S` value.
+fn parse_strategy(s: &str) -> Result<FileSpaceStrategy, String> {
+    FileSpaceStrategy::from_name(s)
+        .ok_or_else(|| format!("unknown file space strategy {s:?} (FSM_AGGR, PAGE, AGGR or NONE)"))
+}
+
+/// A `-G` value.
+fn parse_page_size(s: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(n) if n >= MIN_PAGE_SIZE => Ok(n),
+        _ => Err(format!(
+            "file space page size {s:?} is not a number of at least {MIN_PAGE_SIZE}"
+        )),
+    }
 }
 
 /// Split `OBJ,OBJ:VALUE` into the object list and the value.
@@ -208,77 +284,6 @@ fn parse_user_defined(s: &str, arg: Option<&str>) -> Result<Filter, String> {
         _ => Err(format!(
             "filter {s:?}: flag {flag} is not 0 (mandatory) or 1 (optional)"
         )),
-    }
-}
-
-fn parse_args(args: &[String]) -> Result<Options, String> {
-    let mut o = Options::default();
-    let mut files = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        let a = args[i].as_str();
-        let mut value = |flag: &str| -> Result<String, String> {
-            if let Some(v) = a.strip_prefix(flag).filter(|v| !v.is_empty()) {
-                return Ok(v.trim_start_matches('=').to_owned());
-            }
-            i += 1;
-            args.get(i)
-                .cloned()
-                .ok_or_else(|| format!("{flag} needs a value"))
-        };
-        if a == "--latest" || a == "-L" {
-            o.latest = true;
-        } else if a.starts_with("--fs_strategy") || a.starts_with("-S") {
-            let flag = if a.starts_with("-S") {
-                "-S"
-            } else {
-                "--fs_strategy"
-            };
-            let v = value(flag)?;
-            o.fs_strategy = Some(FileSpaceStrategy::from_name(&v).ok_or_else(|| {
-                format!("unknown file space strategy {v:?} (FSM_AGGR, PAGE, AGGR or NONE)")
-            })?);
-        } else if a.starts_with("--fs_pagesize") || a.starts_with("-G") {
-            let flag = if a.starts_with("-G") {
-                "-G"
-            } else {
-                "--fs_pagesize"
-            };
-            let v = value(flag)?;
-            match v.parse::<u64>() {
-                Ok(n) if n >= MIN_PAGE_SIZE => o.fs_page_size = Some(n),
-                _ => {
-                    return Err(format!(
-                        "file space page size {v:?} is not a number of at least {MIN_PAGE_SIZE}"
-                    ))
-                }
-            }
-        } else if a.starts_with("--layout") {
-            let v = value("--layout")?;
-            o.layouts.push(parse_layout(&v)?);
-        } else if a.starts_with("-l") {
-            let v = value("-l")?;
-            o.layouts.push(parse_layout(&v)?);
-        } else if a.starts_with("--filter") {
-            let v = value("--filter")?;
-            o.filters.push(parse_filter(&v)?);
-        } else if a.starts_with("-f") {
-            let v = value("-f")?;
-            o.filters.push(parse_filter(&v)?);
-        } else if a.starts_with('-') && a.len() > 1 {
-            return Err(format!("unknown option {a:?}"));
-        } else {
-            files.push(a.to_owned());
-        }
-        i += 1;
-    }
-    match <[String; 2]>::try_from(files) {
-        Ok([input, output]) => {
-            o.input = input;
-            o.output = output;
-            Ok(o)
-        }
-        Err(f) => Err(format!("need IN and OUT, got {} file names", f.len())),
     }
 }
 
@@ -437,33 +442,6 @@ fn repack(o: &Options) -> Result<Vec<String>, String> {
     let mut out = warnings.into_inner();
     out.extend(report.skipped);
     Ok(out)
-}
-
-/// Run `h5 repack ARGS`; returns the exit status.
-pub fn main(args: &[String]) -> i32 {
-    if args.iter().any(|a| a == "-h" || a == "--help") {
-        println!("{USAGE}");
-        return 0;
-    }
-    let o = match parse_args(args) {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("h5 repack: {e}\n{USAGE}");
-            return 2;
-        }
-    };
-    match repack(&o) {
-        Ok(warnings) => {
-            for w in warnings {
-                eprintln!("h5 repack: warning: {w}");
-            }
-            0
-        }
-        Err(e) => {
-            eprintln!("h5 repack: {e}");
-            1
-        }
-    }
 }
 
 #[cfg(test)]

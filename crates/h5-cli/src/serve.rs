@@ -3,99 +3,67 @@
 
 use std::net::{IpAddr, SocketAddr};
 
-const USAGE: &str =
-    "usage: h5 serve [--port P] [--bind ADDR] [--token T] [--max-bytes N] PATH|URL...
-
-Serve HDF5 files to a browser: h5web at http://ADDR:P/ (a folder lists its files), the
-h5grove API under /api/ (/meta, /attr, /data, /stats, /paths).
-
-  -p, --port P    port (default 8888; 0 picks a free one)
-  --bind ADDR     address to listen on (default 127.0.0.1); a non-loopback address needs --token
-  --token T       every request must carry T (Authorization: Bearer T, or ?token=T once in the
-                  browser, which sets a cookie)
-  --max-bytes N   largest selection read for one request, in bytes (default 268435456)
-
-Only the files and folders given are served: absolute paths, `..` and symlinks out of them are
-refused (403).";
-
-struct Args {
+/// Serve files to the browser: h5web and the h5grove API (127.0.0.1:8888)
+///
+/// h5web at http://ADDR:P/ (a folder lists its files), the h5grove API under /api/ (/meta,
+/// /attr, /data, /stats, /paths). Only the files and folders given are served: absolute
+/// paths, `..` and symlinks out of them are refused (403).
+#[derive(clap::Parser)]
+#[command(name = "serve", verbatim_doc_comment)]
+pub struct Args {
+    /// Port (0 picks a free one)
+    #[arg(short, long, value_name = "P", default_value_t = 8888)]
     port: u16,
+    /// Address to listen on; a non-loopback address needs --token
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1")]
     bind: IpAddr,
+    /// Every request must carry T (Authorization: Bearer T, or ?token=T once in a browser)
+    #[arg(long, value_name = "T")]
     token: Option<String>,
+    /// Largest selection read for one request, in bytes
+    #[arg(long, value_name = "N", default_value_t = h5_serve::Config::default().max_bytes)]
     max_bytes: u64,
+    /// The files and folders to serve (paths or URLs)
+    #[arg(value_name = "PATH|URL", required = true)]
     roots: Vec<String>,
 }
 
-fn parse(args: &[String]) -> Result<Option<Args>, String> {
-    let mut a = Args {
-        port: 8888,
-        bind: IpAddr::from([127, 0, 0, 1]),
-        token: None,
-        max_bytes: h5_serve::Config::default().max_bytes,
-        roots: Vec::new(),
-    };
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        let (name, inline) = match arg.split_once('=') {
-            Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
-            _ => (arg.as_str(), None),
-        };
-        let mut value = |what: &str| -> Result<String, String> {
-            inline
-                .clone()
-                .or_else(|| it.next().cloned())
-                .ok_or_else(|| format!("{name} needs {what}"))
-        };
-        match name {
-            "-h" | "--help" => return Ok(None),
-            "--port" | "-p" => {
-                let v = value("a port")?;
-                a.port = v
-                    .parse()
-                    .map_err(|_| format!("--port: {v:?} is not a port"))?;
-            }
-            "--bind" => {
-                let v = value("an address")?;
-                a.bind = v
-                    .parse()
-                    .map_err(|_| format!("--bind: {v:?} is not an IP address"))?;
-            }
-            "--token" => a.token = Some(value("a token")?),
-            "--max-bytes" => {
-                let v = value("a number of bytes")?;
-                a.max_bytes = v
-                    .parse()
-                    .map_err(|_| format!("--max-bytes: {v:?} is not a number"))?;
-            }
-            s if s.starts_with('-') && s.len() > 1 => return Err(format!("unknown option {s}")),
-            _ => a.roots.push(arg.clone()),
+impl Args {
+    /// What the parser cannot see: a non-loopback address without a token.
+    fn check(&self) -> Result<(), String> {
+        if !self.bind.is_loopback() && self.token.as_deref().is_none_or(str::is_empty) {
+            return Err(format!(
+                "--bind {} is reachable from other machines: give --token T too",
+                self.bind
+            ));
         }
+        Ok(())
     }
-    if a.roots.is_empty() {
-        return Err("give at least one file, folder or URL".into());
-    }
-    if !a.bind.is_loopback() && a.token.as_deref().is_none_or(str::is_empty) {
-        return Err(format!(
-            "--bind {} is reachable from other machines: give --token T too",
-            a.bind
-        ));
-    }
-    Ok(Some(a))
 }
 
-/// `h5 serve ARGS`: serve until interrupted.
-pub fn run(args: &[String]) -> i32 {
-    let a = match parse(args) {
-        Ok(Some(a)) => a,
-        Ok(None) => {
-            println!("{USAGE}");
-            return 0;
+/// The arguments after `h5 serve`; `None` for `--help`.
+#[cfg(test)]
+fn parse(args: &[String]) -> Result<Option<Args>, String> {
+    use clap::Parser;
+    match Args::try_parse_from(std::iter::once("serve").chain(args.iter().map(String::as_str))) {
+        Ok(a) => a.check().map(|()| Some(a)),
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelp => Ok(None),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+impl crate::Run for Args {
+    /// `h5 serve ARGS`: serve until interrupted.
+    fn run(self) -> i32 {
+        if let Err(e) = self.check() {
+            return crate::usage_error("serve", clap::error::ErrorKind::ArgumentConflict, e);
         }
-        Err(e) => {
-            eprintln!("h5 serve: {e}\n{USAGE}");
-            return 2;
-        }
-    };
+        serve(self)
+    }
+}
+
+/// Serve the roots of `a` until interrupted; returns the exit status.
+fn serve(a: Args) -> i32 {
     let mut roots = Vec::new();
     for r in &a.roots {
         match h5_serve::Root::from_arg(r) {

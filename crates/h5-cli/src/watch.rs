@@ -7,12 +7,8 @@
 //! status 0, when the writer closes the file (its superblock no longer marks it open for SWMR
 //! writing) or on Ctrl-C; status 1 on an error, 2 on a usage error.
 //!
-//! Options: `--interval S` (`-p`, `--polling`: seconds between polls, fractions allowed,
-//! default 1); `--dim N`: watch dimension N only (a change of the other dimensions alone is
-//! not reported, the elements printed are the slab added along N); `--sizes` (`-d`, as
-//! h5watch's `--dim`): print dimension changes only, not the elements; `--width W` (`-w`,
-//! 0: no wrapping; default 80); `--simple` (`-S`): values separated by spaces, one line
-//! per slab, no indexes.
+//! The options are [`Options`] (`h5 watch --help`): the interval, one dimension only
+//! (`--dim`), dimension changes only (`--sizes`, h5watch's `--dim`), the width, `--simple`.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -22,122 +18,72 @@ use std::time::{Duration, Instant};
 use h5::types::Datatype;
 use h5::{Dataset, File, OpenOptions};
 
-const USAGE: &str = "usage: h5 watch [OPTIONS] FILE/DATASET
-  -p, --polling S, --interval S  seconds between polls (fractions allowed; default 1)
-  --dim N                        watch dimension N only
-  -d, --sizes                    print dimension changes only, not the elements
-  -w, --width W                  the display width (0: no wrapping; default 80)
-  -S, --simple                   values separated by spaces, one line per slab, no indexes
-  -h, --help                     print this";
-
-struct Options {
+/// Print what a SWMR writer appends to a dataset, as h5watch does
+///
+/// Opens the file for SWMR reading and refreshes the dataset every interval; when its
+/// dimensions change, prints each (`dimension 0: 5->8 (increases)`), then the new elements.
+/// Stops, with status 0, when the writer closes the file or on Ctrl-C; status 1 on an error,
+/// 2 on a usage error.
+#[derive(clap::Parser)]
+#[command(name = "watch", verbatim_doc_comment)]
+pub struct Options {
+    /// Seconds between polls (fractions allowed)
+    #[arg(
+        short = 'p',
+        long = "interval",
+        visible_alias = "polling",
+        value_name = "S",
+        default_value = "1",
+        value_parser = seconds
+    )]
     interval: Duration,
+    /// Watch dimension N only (a change of the others alone is not reported)
+    #[arg(long, value_name = "N")]
     dim: Option<usize>,
+    /// Print dimension changes only, not the elements (h5watch's --dim)
+    #[arg(short = 'd', long = "sizes")]
     sizes_only: bool,
+    /// The display width (0: no wrapping)
+    #[arg(short, long, value_name = "W", default_value_t = 80)]
     width: usize,
+    /// Values separated by spaces, one line per slab, no indexes
+    #[arg(short = 'S', long)]
     simple: bool,
+    /// The dataset: its file's path, then its path in the file
+    #[arg(value_name = "FILE/DATASET")]
+    target: String,
 }
 
-/// Run `h5 watch` with the arguments after the command name; returns the exit status.
-pub fn run(args: &[String]) -> i32 {
-    let mut o = Options {
-        interval: Duration::from_secs(1),
-        dim: None,
-        sizes_only: false,
-        width: 80,
-        simple: false,
-    };
-    let mut target = None;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let (name, inline) = match a.split_once('=') {
-            Some((n, v)) if n.starts_with("--") => (n, Some(v.to_owned())),
-            _ => (a.as_str(), None),
+/// An `--interval` value: seconds, more than 0.
+fn seconds(s: &str) -> Result<Duration, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v < 1e6 => Ok(Duration::from_secs_f64(v)),
+        _ => Err("not a number of seconds more than 0".to_owned()),
+    }
+}
+
+impl crate::Run for Options {
+    fn run(self) -> i32 {
+        let Some((file, dset)) = split_target(&self.target) else {
+            eprintln!(
+                "h5 watch: no file in {:?} (FILE/DATASET, FILE an existing file)",
+                self.target
+            );
+            return 2;
         };
-        let mut value = |what: &str| -> Option<String> {
-            let v = inline.clone().or_else(|| it.next().cloned());
-            if v.is_none() {
-                eprintln!("h5 watch: {name} needs {what}\n{USAGE}");
-            }
-            v
-        };
-        match name {
-            "--interval" | "--polling" | "-p" => {
-                let Some(v) = value("a number of seconds") else {
-                    return 2;
-                };
-                match v.parse::<f64>() {
-                    Ok(s) if s.is_finite() && s > 0.0 && s < 1e6 => {
-                        o.interval = Duration::from_secs_f64(s);
-                    }
-                    _ => {
-                        eprintln!("h5 watch: invalid interval {v:?} (seconds > 0)\n{USAGE}");
-                        return 2;
-                    }
-                }
-            }
-            "--dim" => {
-                let Some(v) = value("a dimension number") else {
-                    return 2;
-                };
-                match v.parse::<usize>() {
-                    Ok(d) => o.dim = Some(d),
-                    Err(_) => {
-                        eprintln!("h5 watch: invalid dimension {v:?}\n{USAGE}");
-                        return 2;
-                    }
-                }
-            }
-            "--width" | "-w" => {
-                let Some(v) = value("a width") else {
-                    return 2;
-                };
-                match v.parse::<usize>() {
-                    Ok(w) => o.width = w,
-                    Err(_) => {
-                        eprintln!("h5 watch: invalid width {v:?}\n{USAGE}");
-                        return 2;
-                    }
-                }
-            }
-            "--sizes" | "-d" => o.sizes_only = true,
-            "--simple" | "-S" => o.simple = true,
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                return 0;
-            }
-            s if s.starts_with('-') && s.len() > 1 => {
-                eprintln!("h5 watch: unknown option {s:?}\n{USAGE}");
-                return 2;
-            }
-            s => {
-                if target.replace(s.to_owned()).is_some() {
-                    eprintln!("h5 watch: one dataset at a time\n{USAGE}");
-                    return 2;
-                }
-            }
+        let stop = Arc::new(AtomicBool::new(false));
+        {
+            let stop = stop.clone();
+            // A second handler cannot be set (only in tests that call run twice): Ctrl-C then
+            // ends the process as by default.
+            let _ = ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst));
         }
-    }
-    let Some(target) = target else {
-        eprintln!("{USAGE}");
-        return 2;
-    };
-    let Some((file, dset)) = split_target(&target) else {
-        eprintln!("h5 watch: no file in {target:?} (FILE/DATASET, FILE an existing file)");
-        return 2;
-    };
-    let stop = Arc::new(AtomicBool::new(false));
-    {
-        let stop = stop.clone();
-        // A second handler cannot be set (only in tests that call run twice): Ctrl-C then
-        // ends the process as by default.
-        let _ = ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst));
-    }
-    match watch(file, &dset, &o, &stop) {
-        Ok(()) => 0,
-        Err(e) => {
-            eprintln!("h5 watch: {e}");
-            1
+        match watch(file, &dset, &self, &stop) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("h5 watch: {e}");
+                1
+            }
         }
     }
 }
