@@ -390,42 +390,48 @@ impl Dataset {
         // and converted straight into its place (the reads are positioned, so they overlap
         // with the conversions of other blocks). A strict read's loss is kept for the lowest
         // element of all blocks, whichever block finds its loss first.
-        let convert_range = |bytes: &mut [u8], first: usize| -> Result<()> {
+        // `zeroed`: `bytes` holds zeros (a fresh vector), the background of members the
+        // file lacks, so no block needs clearing first.
+        let convert_range = |bytes: &mut [u8], first: usize, zeroed: bool| -> Result<()> {
             let lowest_loss = std::sync::Mutex::new(None::<h5_types::Error>);
-            // A few pieces per thread, each converted block by block through one buffer.
-            let elems = bytes.len() / tsize.max(1);
-            let pieces = (rayon::current_num_threads() * 2).max(1);
-            let per_piece = elems.div_ceil(pieces).div_ceil(block).max(1) * block;
+            // One task per block (the pool balances them across busy cores), each read
+            // into its worker's buffer (a block of records, cache-sized: L2 holds it while
+            // its members are gathered) and converted from there into its place.
             bytes
-                .par_chunks_mut(per_piece * tsize)
+                .par_chunks_mut(block * tsize)
                 .enumerate()
-                .try_for_each(|(p, piece)| -> Result<()> {
-                    let mut input = Vec::new();
-                    let mut opts = cv.options();
-                    for (k, out) in piece.chunks_mut(block * tsize).enumerate() {
-                        let len = out.len() / tsize;
-                        let at = first + p * per_piece + k * block;
-                        input.resize(len * esize, 0);
-                        raw.read_into(Addr(a + (at * esize) as u64), &mut input[..len * esize])?;
-                        if conv.needs_background() {
-                            // Members the file lacks read as zeros.
-                            out.fill(0);
-                        }
-                        match conv.convert(&input[..len * esize], out, len, &mut opts) {
-                            Err(e) if e.kind() == h5_types::ErrorKind::Lossy => {
-                                let e = e.offset_element(at);
-                                let mut lowest =
-                                    lowest_loss.lock().unwrap_or_else(|p| p.into_inner());
-                                if lowest.as_ref().is_none_or(|l| e.element() < l.element()) {
-                                    *lowest = Some(e);
-                                }
-                                // The rest of this piece comes after the loss.
-                                return Ok(());
-                            }
-                            r => r.map_err(|e| e.offset_element(at))?,
-                        }
+                .try_for_each_init(Vec::new, |input, (k, out)| -> Result<()> {
+                    let len = out.len() / tsize;
+                    let at = first + k * block;
+                    // A strict read that lost a value before this block fails with it.
+                    if lowest_loss
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .as_ref()
+                        .is_some_and(|l| l.element().is_some_and(|e| e < at))
+                    {
+                        return Ok(());
                     }
-                    Ok(())
+                    if input.len() < len * esize {
+                        input.resize(len * esize, 0);
+                    }
+                    let input = &mut input[..len * esize];
+                    raw.read_into(Addr(a + (at * esize) as u64), input)?;
+                    if !zeroed && conv.needs_background() {
+                        // Members the file lacks read as zeros.
+                        out.fill(0);
+                    }
+                    match conv.convert(input, out, len, &mut cv.options()) {
+                        Err(e) if e.kind() == h5_types::ErrorKind::Lossy => {
+                            let e = e.offset_element(at);
+                            let mut lowest = lowest_loss.lock().unwrap_or_else(|p| p.into_inner());
+                            if lowest.as_ref().is_none_or(|l| e.element() < l.element()) {
+                                *lowest = Some(e);
+                            }
+                            Ok(())
+                        }
+                        r => r.map_err(|e| e.offset_element(at).into()),
+                    }
                 })?;
             match lowest_loss.into_inner().unwrap_or_else(|p| p.into_inner()) {
                 Some(e) => Err(e.into()),
@@ -434,7 +440,7 @@ impl Dataset {
         };
         if let Some(mut values) = T::zeroed_vec(n) {
             if let Some(bytes) = T::image_bytes_mut(&mut values) {
-                convert_range(bytes, 0)?;
+                convert_range(bytes, 0, true)?;
                 return Ok(values);
             }
         }
@@ -454,7 +460,7 @@ impl Dataset {
         for i in (0..n).step_by(stretch) {
             let len = stretch.min(n - i);
             let out = &mut out[..len * tsize];
-            convert_range(out, i)?;
+            convert_range(out, i, false)?;
             for (j, e) in out.chunks_exact(tsize).enumerate() {
                 values.push(T::decode(e, &heap).map_err(|e| e.with_element(i + j))?);
             }

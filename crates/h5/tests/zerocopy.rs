@@ -270,3 +270,84 @@ with h5py.File(sys.argv[1], 'r') as f:
         assert_eq!(out, "native 24 1000 True\nchunked 24 1000 True\n");
     }
 }
+
+/// Member `id` narrowed to 16 bits: values from record 21,845 on do not fit.
+#[derive(H5Type, FromBytes, IntoBytes, Immutable, KnownLayout, Clone, Copy, Debug, PartialEq)]
+#[zerocopy(crate = "h5::zerocopy")]
+#[h5(zerocopy)]
+#[repr(C)]
+struct NarrowId {
+    id: u16,
+}
+
+/// `t` and a member the file lacks (read as zeros, the conversion's background).
+#[derive(H5Type, FromBytes, IntoBytes, Immutable, KnownLayout, Clone, Copy, Debug, PartialEq)]
+#[zerocopy(crate = "h5::zerocopy")]
+#[h5(zerocopy)]
+#[repr(C)]
+struct WithAbsent {
+    t: f64,
+    absent: i64,
+}
+
+/// Contiguous records of many conversion blocks (a block is 256 KiB of records: 10,922 of
+/// these 24-byte ones), an odd count so the last block is partial: a member subset gathered
+/// block by block in parallel, a member the file lacks read as zeros everywhere, a strict
+/// read's loss in a later block reported at its first element, and data cut short by the
+/// end of the file an error.
+#[test]
+fn member_subsets_of_many_blocks() {
+    const M: usize = 4 * 10_922 + 7;
+    let dir = std::env::temp_dir().join(format!("h5-zerocopy-blocks-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("blocks.h5");
+    let values: Vec<Sample> = (0..M).map(sample).collect();
+    {
+        let f = WritableFile::create(&path).unwrap();
+        f.new_dataset::<Sample>()
+            .shape(&[M as u64])
+            .create("records")
+            .unwrap()
+            .write(&values)
+            .unwrap();
+        f.close().unwrap();
+    }
+    let f = File::open(&path).unwrap();
+    let d = f.dataset("records").unwrap();
+    let t: Vec<OnlyT> = d.read().unwrap();
+    assert_eq!(t.len(), M);
+    for (k, v) in t.iter().enumerate() {
+        assert_eq!(v.t, k as f64 / 4.0, "record {k}");
+    }
+    let w: Vec<WithAbsent> = d.read().unwrap();
+    assert_eq!(w.len(), M);
+    for (k, v) in w.iter().enumerate() {
+        assert_eq!((v.t, v.absent), (k as f64 / 4.0, 0), "record {k}");
+    }
+    // id = 3k + 1 exceeds u16::MAX first at k = 21,845, in the third block.
+    let e = d.reader().strict().read::<NarrowId>().unwrap_err();
+    assert_eq!(e.element(), Some(21_845), "{e}");
+    let clamped: Vec<NarrowId> = d.read().unwrap();
+    assert_eq!(clamped[21_844].id, 65_533);
+    assert_eq!(clamped[M - 1].id, u16::MAX);
+    drop(f);
+    // The file cut inside the data while open (the length taken at open lets the blocks
+    // be read): the blocks past the cut fail, and so does the read, whichever block
+    // reaches the end first.
+    let f = File::open(&path).unwrap();
+    let d = f.dataset("records").unwrap();
+    let h5::LayoutClass::Contiguous { address, .. } = d.layout().unwrap().class else {
+        panic!("not contiguous");
+    };
+    let data_end = address.0 + (M * 24) as u64;
+    assert!(data_end <= std::fs::metadata(&path).unwrap().len());
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(data_end - 24 * 10_922 - 5)
+        .unwrap();
+    let e = d.read::<OnlyT>().unwrap_err();
+    assert!(e.to_string().contains("reading"), "{e}");
+    std::fs::remove_dir_all(&dir).ok();
+}
