@@ -739,7 +739,7 @@ impl Dataset {
             return Ok(values);
         }
         let mut opts = cv.options();
-        self.read_chunks(sel, esize, |c, data| {
+        self.read_chunks(sel, esize, out, None, |c, data, out| {
             for p in mem.transfer(selected, c.runs())? {
                 let (fs, fl) = byte_span(p.file, p.len, esize, data.len())?;
                 let (ms, ml) = byte_span(p.mem, p.len, tsize, out.len())?;
@@ -940,7 +940,8 @@ impl Dataset {
                 }
             }
             LayoutClass::Chunked { .. } => {
-                self.read_chunks(sel, esize, |c, data| {
+                let in_place = mem.places_once().then_some((mem, n));
+                self.read_chunks(sel, esize, out, in_place, |c, data, out| {
                     Ok(copy_to_memory(
                         mem.transfer(n, c.runs())?,
                         data,
@@ -961,13 +962,20 @@ impl Dataset {
 
     /// Read the chunks the selection `sel` touches (elements of `esize` bytes), a batch at a
     /// time: index lookups in order, one batched fetch, filters decoded in parallel; then
-    /// `place` receives each allocated chunk with its decoded bytes, in order (chunks not
-    /// allocated are skipped: the caller's buffer holds the fill value there).
+    /// `place` receives each allocated chunk with its decoded bytes and `out`, in order
+    /// (chunks not allocated are skipped: `out` holds the fill value there).
+    ///
+    /// With `in_place` (the memory map `out` is laid out by, placing each element once, and
+    /// the number of selected elements), a filtered chunk the selection holds whole whose
+    /// elements are contiguous in `out`, in the chunk's own order, is decoded straight
+    /// there (its last filter writes into `out`) instead of through a buffer and `place`.
     fn read_chunks(
         &self,
         sel: &Selection,
         esize: usize,
-        mut place: impl FnMut(&crate::selection::Chunk<'_>, &[u8]) -> Result<()>,
+        out: &mut [u8],
+        in_place: Option<(&MemoryMap, u64)>,
+        mut place: impl FnMut(&crate::selection::Chunk<'_>, &[u8], &mut [u8]) -> Result<()>,
     ) -> Result<()> {
         let LayoutClass::Chunked {
             flags,
@@ -1011,6 +1019,8 @@ impl Dataset {
         let chunks: Vec<_> = sel.chunks(&self.space, &chunk)?.collect();
         let dims_now = self.space.dims();
         let filters = &self.loc.file.options().filters;
+        let mut info = ChunkInfo::new(chunk_bytes as usize);
+        info.skip_checksum = self.loc.file.options().skip_checksums;
         let batch = (rayon::current_num_threads() * 4).max(4);
         // Decode buffers handed from chunk to chunk: a batch's decoded chunks and each
         // stage's spare.
@@ -1065,38 +1075,53 @@ impl Dataset {
                 .map(|(p, c)| if c.is_some() { None } else { *p })
                 .collect();
             let fetched = crate::chunks::fetch(&self.loc.file, &to_fetch);
-            type Fetched<'p> = (
-                (
-                    &'p Option<crate::chunks::PlannedChunk>,
-                    Option<Arc<Vec<u8>>>,
-                ),
-                Result<Option<Vec<u8>>>,
-            );
-            let decode = |(c, ((p, hit), data)): (
+            // Where in `out` each chunk decoded in place goes (used whole, so it is not
+            // kept in the chunk cache either, as a chunk a read uses whole is not).
+            let spans: Vec<Option<usize>> = match in_place {
+                Some((mem, n)) => group
+                    .iter()
+                    .zip(&to_fetch)
+                    .map(|(c, p)| {
+                        p.filter(|p| p.filtered)
+                            .and_then(|_| whole_chunk_span(c, mem, n, chunk_elems, esize))
+                    })
+                    .collect(),
+                None => Vec::new(),
+            };
+            let targets = carve(out, &spans, chunk_bytes as usize, group.len());
+            let decode = |(c, (((p, hit), data), target)): (
                 &crate::selection::Chunk<'_>,
-                Fetched<'_>,
+                Work<'_, '_>,
             )|
-             -> Result<Option<Arc<Vec<u8>>>> {
-                if hit.is_some() {
-                    return Ok(hit);
+             -> Result<Decoded> {
+                if let Some(hit) = hit {
+                    return Ok(Decoded::Bytes(hit));
                 }
                 let (Some(p), Some(data)) = (p, data?) else {
-                    return Ok(None);
+                    return Ok(Decoded::Absent);
                 };
                 if !p.filtered {
-                    return Ok(Some(Arc::new(data)));
+                    return Ok(Decoded::Bytes(Arc::new(data)));
                 }
-                let mut info = ChunkInfo::new(chunk_bytes as usize);
-                info.skip_checksum = self.loc.file.options().skip_checksums;
+                let at = |e: crate::filter::Error| {
+                    Error::from(e).at(format!("{}: chunk {:?}", self.loc.path, c.origin()))
+                };
+                if let Some(target) = target {
+                    filters
+                        .decode_chunk_into(
+                            &self.filters,
+                            p.loc.filter_mask,
+                            data,
+                            &info,
+                            &pool,
+                            target,
+                        )
+                        .map_err(at)?;
+                    return Ok(Decoded::Placed);
+                }
                 let d = filters
                     .decode_chunk_in(&self.filters, p.loc.filter_mask, data, &info, &pool)
-                    .map_err(|e| {
-                        Error::from(e).at(format!(
-                            "{}: chunk {:?}",
-                            self.loc.path,
-                            c.origin()
-                        ))
-                    })?;
+                    .map_err(at)?;
                 let d = Arc::new(d);
                 // Kept when this read used only part of it (a later read nearby
                 // may want the rest).
@@ -1105,21 +1130,20 @@ impl Dataset {
                 {
                     cache.insert(key(p), d.clone());
                 }
-                Ok(Some(d))
+                Ok(Decoded::Bytes(d))
             };
             let work: Vec<_> = group
                 .iter()
-                .zip(planned.iter().zip(cached).zip(fetched))
+                .zip(planned.iter().zip(cached).zip(fetched).zip(targets))
                 .collect();
-            let decoded: Vec<Result<Option<Arc<Vec<u8>>>>> =
-                if work.len() > 1 && !self.filters.is_empty() {
-                    work.into_par_iter().map(decode).collect()
-                } else {
-                    work.into_iter().map(decode).collect()
-                };
+            let decoded: Vec<Result<Decoded>> = if work.len() > 1 && !self.filters.is_empty() {
+                work.into_par_iter().map(decode).collect()
+            } else {
+                work.into_iter().map(decode).collect()
+            };
             for (c, d) in group.iter().zip(decoded) {
-                if let Some(data) = d? {
-                    place(c, &data)?;
+                if let Decoded::Bytes(data) = d? {
+                    place(c, &data, out)?;
                     if let Ok(buf) = Arc::try_unwrap(data) {
                         pool.give(buf);
                     }
@@ -1131,6 +1155,85 @@ impl Dataset {
         }
         Ok(())
     }
+}
+
+/// One chunk's share of a batch in [`Dataset::read_chunks`]: its plan, its decoded bytes if
+/// the chunk cache had them, its fetched bytes, and its place in the output when it is
+/// decoded there.
+type Work<'p, 'o> = (
+    (
+        (
+            &'p Option<crate::chunks::PlannedChunk>,
+            Option<Arc<Vec<u8>>>,
+        ),
+        Result<Option<Vec<u8>>>,
+    ),
+    Option<&'o mut [u8]>,
+);
+
+/// A chunk after decoding.
+enum Decoded {
+    /// Not allocated (the output keeps the fill value).
+    Absent,
+    /// Decoded straight into the output.
+    Placed,
+    /// Decoded bytes, to place.
+    Bytes(Arc<Vec<u8>>),
+}
+
+/// The byte offset in the output of chunk `c` when the selection holds all its
+/// `chunk_elems` elements and `mem` (for `n` selected elements) places them contiguously in
+/// the chunk's own order (a read of whole chunks of a 1-D dataset, or of chunks spanning the
+/// trailing dimensions); `None` otherwise.
+fn whole_chunk_span(
+    c: &crate::selection::Chunk<'_>,
+    mem: &MemoryMap,
+    n: u64,
+    chunk_elems: u64,
+    esize: usize,
+) -> Option<usize> {
+    let mut pairs = mem.transfer(n, c.runs()).ok()?;
+    let first = pairs.next()?;
+    if first.file != 0 || first.len != chunk_elems || pairs.next().is_some() {
+        return None;
+    }
+    usize::try_from(first.mem).ok()?.checked_mul(esize)
+}
+
+/// Split `out` into the disjoint slices of `len` bytes at `spans` (one per chunk of a batch
+/// of `count`; `None`: not decoded in place). A span that overlaps one before it or leaves
+/// `out` gets no slice (its chunk is decoded through a buffer).
+fn carve<'o>(
+    out: &'o mut [u8],
+    spans: &[Option<usize>],
+    len: usize,
+    count: usize,
+) -> Vec<Option<&'o mut [u8]>> {
+    let mut targets: Vec<Option<&mut [u8]>> = (0..count).map(|_| None).collect();
+    let mut order: Vec<(usize, usize)> = spans
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| s.map(|s| (s, i)))
+        .collect();
+    order.sort_unstable();
+    let mut rest = out;
+    let mut at = 0usize;
+    for (start, i) in order {
+        let Some(skip) = start.checked_sub(at) else {
+            continue;
+        };
+        if skip.checked_add(len).is_none_or(|e| e > rest.len()) {
+            continue;
+        }
+        let (_, tail) = std::mem::take(&mut rest).split_at_mut(skip);
+        let (mine, tail) = tail.split_at_mut(len);
+        if let Some(t) = targets.get_mut(i) {
+            *t = Some(mine);
+        }
+        rest = tail;
+        at = start + len;
+    }
+    targets
 }
 
 #[cold]
