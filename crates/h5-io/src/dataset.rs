@@ -1025,9 +1025,11 @@ impl Dataset {
         // Decode buffers handed from chunk to chunk: a batch's decoded chunks and each
         // stage's spare.
         let pool = crate::filter::BufferPool::new(2 * batch);
-        for group in chunks.chunks(batch) {
-            // Plan (index lookups, in order, up to the first failure), fetch (one
-            // batched read), decode (in parallel when filtered).
+        let cache = &self.chunk_cache;
+        let key = |p: &crate::chunks::PlannedChunk| (p.loc.addr.0, p.loc.filter_mask);
+        // Plan (index lookups, in order, up to the first failure) and fetch (one batched
+        // read) a batch.
+        let prepare = |group: &[crate::selection::Chunk<'_>]| -> Fetched {
             let plan = |c: &crate::selection::Chunk<'_>| -> Result<_> {
                 let Some(cl) = idx.lookup(&self.loc.file, c.coords())? else {
                     return Ok(None);
@@ -1063,8 +1065,6 @@ impl Dataset {
                 }
             }
             // Filtered chunks decoded by an earlier read are not fetched again.
-            let cache = &self.chunk_cache;
-            let key = |p: &crate::chunks::PlannedChunk| (p.loc.addr.0, p.loc.filter_mask);
             let cached: Vec<Option<Arc<Vec<u8>>>> = planned
                 .iter()
                 .map(|p| p.filter(|p| p.filtered).and_then(|p| cache.get(key(&p))))
@@ -1075,6 +1075,27 @@ impl Dataset {
                 .map(|(p, c)| if c.is_some() { None } else { *p })
                 .collect();
             let fetched = crate::chunks::fetch(&self.loc.file, &to_fetch);
+            Fetched {
+                planned,
+                failed,
+                cached,
+                to_fetch,
+                fetched,
+            }
+        };
+        let groups: Vec<&[crate::selection::Chunk<'_>]> = chunks.chunks(batch).collect();
+        let mut next = groups.first().map(|g| prepare(g));
+        for (gi, group) in groups.iter().enumerate() {
+            let Some(Fetched {
+                planned,
+                failed,
+                cached,
+                to_fetch,
+                fetched,
+            }) = next.take()
+            else {
+                break;
+            };
             // Where in `out` each chunk decoded in place goes (used whole, so it is not
             // kept in the chunk cache either, as a chunk a read uses whole is not).
             let spans: Vec<Option<usize>> = match in_place {
@@ -1136,11 +1157,20 @@ impl Dataset {
                 .iter()
                 .zip(planned.iter().zip(cached).zip(fetched).zip(targets))
                 .collect();
-            let decoded: Vec<Result<Decoded>> = if work.len() > 1 && !self.filters.is_empty() {
-                work.into_par_iter().map(decode).collect()
-            } else {
-                work.into_iter().map(decode).collect()
-            };
+            // The next batch is fetched while this one decodes (unless this one failed to
+            // plan: nothing after it is read).
+            let following = groups.get(gi + 1).filter(|_| failed.is_none());
+            let (decoded, prepared) = rayon::join(
+                || -> Vec<Result<Decoded>> {
+                    if work.len() > 1 && !self.filters.is_empty() {
+                        work.into_par_iter().map(decode).collect()
+                    } else {
+                        work.into_iter().map(decode).collect()
+                    }
+                },
+                || following.map(|g| prepare(g)),
+            );
+            next = prepared;
             for (c, d) in group.iter().zip(decoded) {
                 if let Decoded::Bytes(data) = d? {
                     place(c, &data, out)?;
@@ -1170,6 +1200,18 @@ type Work<'p, 'o> = (
     ),
     Option<&'o mut [u8]>,
 );
+
+/// A batch of chunks planned and fetched in [`Dataset::read_chunks`]: per chunk its plan,
+/// its decoded bytes if the chunk cache had them, what was fetched (the plan less the cache
+/// hits) and the fetched bytes; `failed`: the error of the first chunk that could not be
+/// planned (the chunks before it are read, none after).
+struct Fetched {
+    planned: Vec<Option<crate::chunks::PlannedChunk>>,
+    failed: Option<Error>,
+    cached: Vec<Option<Arc<Vec<u8>>>>,
+    to_fetch: Vec<Option<crate::chunks::PlannedChunk>>,
+    fetched: Vec<Result<Option<Vec<u8>>>>,
+}
 
 /// A chunk after decoding.
 enum Decoded {
