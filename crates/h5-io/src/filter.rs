@@ -296,7 +296,7 @@ impl FilterRegistry {
                 pool,
             )?);
         }
-        pool.give(spare);
+        pool.give_for(spare, ctx.expected_size);
         check_decoded(cur.len(), ctx.expected_size, last)?;
         Ok(cur)
     }
@@ -366,8 +366,8 @@ impl FilterRegistry {
                 }
             }
         })();
-        pool.give(spare);
-        pool.give(cur);
+        pool.give_for(spare, expected);
+        pool.give_for(cur, expected);
         result
     }
 
@@ -762,6 +762,15 @@ impl BufferPool {
             self.give(std::mem::replace(buf, other));
         } else {
             self.give(other);
+        }
+    }
+
+    /// [`BufferPool::give`] a buffer that can hold a stage's output for a chunk of `need`
+    /// bytes; a smaller one (a chunk's stored bytes, say) goes back to the allocator, so the
+    /// pool does not fill with buffers no stage would take.
+    fn give_for(&self, buf: Vec<u8>, need: usize) {
+        if buf.capacity() >= need {
+            self.give(buf);
         }
     }
 
