@@ -4,7 +4,8 @@
 //! converted to a Rust type ([`Dataset::read`]).
 //!
 //! Only the chunks a selection touches are read; decoding runs on all cores (rayon) when a
-//! read touches several filtered chunks.
+//! read touches several filtered chunks, and a chunk the read holds whole that lies
+//! contiguously in the output is decoded straight into it.
 
 use std::sync::{Arc, OnceLock};
 
