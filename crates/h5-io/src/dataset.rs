@@ -1373,3 +1373,34 @@ mod fill_tests {
         assert_eq!(zero, [0; 8]);
     }
 }
+
+#[cfg(test)]
+mod carve_tests {
+    use super::carve;
+
+    #[test]
+    fn disjoint_slices_in_any_order_and_none_for_overlaps_or_overruns() {
+        let mut out: Vec<u8> = (0..20).collect();
+        // A batch of five chunks at bytes 8, 0, 2 (overlapping 0..4), 16 (the last four), none.
+        let spans = [Some(8), Some(0), Some(2), Some(16), None];
+        let targets = carve(&mut out, &spans, 4, spans.len());
+        let got: Vec<Option<Vec<u8>>> = targets
+            .iter()
+            .map(|t| t.as_deref().map(<[u8]>::to_vec))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                Some(vec![8, 9, 10, 11]),
+                Some(vec![0, 1, 2, 3]),
+                None,
+                Some(vec![16, 17, 18, 19]),
+                None
+            ]
+        );
+        let targets = carve(&mut out, &[Some(17)], 4, 1);
+        assert!(targets[0].is_none(), "past the end");
+        let targets = carve(&mut out, &[], 4, 2);
+        assert!(targets.iter().all(Option::is_none));
+    }
+}
