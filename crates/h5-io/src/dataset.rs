@@ -4,7 +4,8 @@
 //! converted to a Rust type ([`Dataset::read`]).
 //!
 //! Only the chunks a selection touches are read; decoding runs on all cores (rayon) when a
-//! read touches several filtered chunks.
+//! read touches several filtered chunks, and a chunk the read holds whole that lies
+//! contiguously in the output is decoded straight into it.
 
 use std::sync::{Arc, OnceLock};
 
@@ -745,7 +746,7 @@ impl Dataset {
             return Ok(values);
         }
         let mut opts = cv.options();
-        self.read_chunks(sel, esize, |c, data| {
+        self.read_chunks(sel, esize, out, None, |c, data, out| {
             for p in mem.transfer(selected, c.runs())? {
                 let (fs, fl) = byte_span(p.file, p.len, esize, data.len())?;
                 let (ms, ml) = byte_span(p.mem, p.len, tsize, out.len())?;
@@ -946,7 +947,8 @@ impl Dataset {
                 }
             }
             LayoutClass::Chunked { .. } => {
-                self.read_chunks(sel, esize, |c, data| {
+                let in_place = mem.places_once().then_some((mem, n));
+                self.read_chunks(sel, esize, out, in_place, |c, data, out| {
                     Ok(copy_to_memory(
                         mem.transfer(n, c.runs())?,
                         data,
@@ -967,13 +969,20 @@ impl Dataset {
 
     /// Read the chunks the selection `sel` touches (elements of `esize` bytes), a batch at a
     /// time: index lookups in order, one batched fetch, filters decoded in parallel; then
-    /// `place` receives each allocated chunk with its decoded bytes, in order (chunks not
-    /// allocated are skipped: the caller's buffer holds the fill value there).
+    /// `place` receives each allocated chunk with its decoded bytes and `out`, in order
+    /// (chunks not allocated are skipped: `out` holds the fill value there).
+    ///
+    /// With `in_place` (the memory map `out` is laid out by, placing each element once, and
+    /// the number of selected elements), a filtered chunk the selection holds whole whose
+    /// elements are contiguous in `out`, in the chunk's own order, is decoded straight
+    /// there (its last filter writes into `out`) instead of through a buffer and `place`.
     fn read_chunks(
         &self,
         sel: &Selection,
         esize: usize,
-        mut place: impl FnMut(&crate::selection::Chunk<'_>, &[u8]) -> Result<()>,
+        out: &mut [u8],
+        in_place: Option<(&MemoryMap, u64)>,
+        mut place: impl FnMut(&crate::selection::Chunk<'_>, &[u8], &mut [u8]) -> Result<()>,
     ) -> Result<()> {
         let LayoutClass::Chunked {
             flags,
@@ -1017,13 +1026,17 @@ impl Dataset {
         let chunks: Vec<_> = sel.chunks(&self.space, &chunk)?.collect();
         let dims_now = self.space.dims();
         let filters = &self.loc.file.options().filters;
+        let mut info = ChunkInfo::new(chunk_bytes as usize);
+        info.skip_checksum = self.loc.file.options().skip_checksums;
         let batch = (rayon::current_num_threads() * 4).max(4);
         // Decode buffers handed from chunk to chunk: a batch's decoded chunks and each
         // stage's spare.
         let pool = crate::filter::BufferPool::new(2 * batch);
-        for group in chunks.chunks(batch) {
-            // Plan (index lookups, in order, up to the first failure), fetch (one
-            // batched read), decode (in parallel when filtered).
+        let cache = &self.chunk_cache;
+        let key = |p: &crate::chunks::PlannedChunk| (p.loc.addr.0, p.loc.filter_mask);
+        // Plan (index lookups, in order, up to the first failure) and fetch (one batched
+        // read) a batch.
+        let prepare = |group: &[crate::selection::Chunk<'_>]| -> Fetched {
             let plan = |c: &crate::selection::Chunk<'_>| -> Result<_> {
                 let Some(cl) = idx.lookup(&self.loc.file, c.coords())? else {
                     return Ok(None);
@@ -1059,8 +1072,6 @@ impl Dataset {
                 }
             }
             // Filtered chunks decoded by an earlier read are not fetched again.
-            let cache = &self.chunk_cache;
-            let key = |p: &crate::chunks::PlannedChunk| (p.loc.addr.0, p.loc.filter_mask);
             let cached: Vec<Option<Arc<Vec<u8>>>> = planned
                 .iter()
                 .map(|p| p.filter(|p| p.filtered).and_then(|p| cache.get(key(&p))))
@@ -1071,38 +1082,74 @@ impl Dataset {
                 .map(|(p, c)| if c.is_some() { None } else { *p })
                 .collect();
             let fetched = crate::chunks::fetch(&self.loc.file, &to_fetch);
-            type Fetched<'p> = (
-                (
-                    &'p Option<crate::chunks::PlannedChunk>,
-                    Option<Arc<Vec<u8>>>,
-                ),
-                Result<Option<Vec<u8>>>,
-            );
-            let decode = |(c, ((p, hit), data)): (
+            Fetched {
+                planned,
+                failed,
+                cached,
+                to_fetch,
+                fetched,
+            }
+        };
+        let groups: Vec<&[crate::selection::Chunk<'_>]> = chunks.chunks(batch).collect();
+        let mut next = groups.first().map(|g| prepare(g));
+        for (gi, group) in groups.iter().enumerate() {
+            let Some(Fetched {
+                planned,
+                failed,
+                cached,
+                to_fetch,
+                fetched,
+            }) = next.take()
+            else {
+                break;
+            };
+            // Where in `out` each chunk decoded in place goes (used whole, so it is not
+            // kept in the chunk cache either, as a chunk a read uses whole is not).
+            let spans: Vec<Option<usize>> = match in_place {
+                Some((mem, n)) => group
+                    .iter()
+                    .zip(&to_fetch)
+                    .map(|(c, p)| {
+                        p.filter(|p| p.filtered)
+                            .and_then(|_| whole_chunk_span(c, mem, n, chunk_elems, esize))
+                    })
+                    .collect(),
+                None => Vec::new(),
+            };
+            let targets = carve(out, &spans, chunk_bytes as usize, group.len());
+            let decode = |(c, (((p, hit), data), target)): (
                 &crate::selection::Chunk<'_>,
-                Fetched<'_>,
+                Work<'_, '_>,
             )|
-             -> Result<Option<Arc<Vec<u8>>>> {
-                if hit.is_some() {
-                    return Ok(hit);
+             -> Result<Decoded> {
+                if let Some(hit) = hit {
+                    return Ok(Decoded::Bytes(hit));
                 }
                 let (Some(p), Some(data)) = (p, data?) else {
-                    return Ok(None);
+                    return Ok(Decoded::Absent);
                 };
                 if !p.filtered {
-                    return Ok(Some(Arc::new(data)));
+                    return Ok(Decoded::Bytes(Arc::new(data)));
                 }
-                let mut info = ChunkInfo::new(chunk_bytes as usize);
-                info.skip_checksum = self.loc.file.options().skip_checksums;
+                let at = |e: crate::filter::Error| {
+                    Error::from(e).at(format!("{}: chunk {:?}", self.loc.path, c.origin()))
+                };
+                if let Some(target) = target {
+                    filters
+                        .decode_chunk_into(
+                            &self.filters,
+                            p.loc.filter_mask,
+                            data,
+                            &info,
+                            &pool,
+                            target,
+                        )
+                        .map_err(at)?;
+                    return Ok(Decoded::Placed);
+                }
                 let d = filters
                     .decode_chunk_in(&self.filters, p.loc.filter_mask, data, &info, &pool)
-                    .map_err(|e| {
-                        Error::from(e).at(format!(
-                            "{}: chunk {:?}",
-                            self.loc.path,
-                            c.origin()
-                        ))
-                    })?;
+                    .map_err(at)?;
                 let d = Arc::new(d);
                 // Kept when this read used only part of it (a later read nearby
                 // may want the rest).
@@ -1111,21 +1158,29 @@ impl Dataset {
                 {
                     cache.insert(key(p), d.clone());
                 }
-                Ok(Some(d))
+                Ok(Decoded::Bytes(d))
             };
             let work: Vec<_> = group
                 .iter()
-                .zip(planned.iter().zip(cached).zip(fetched))
+                .zip(planned.iter().zip(cached).zip(fetched).zip(targets))
                 .collect();
-            let decoded: Vec<Result<Option<Arc<Vec<u8>>>>> =
-                if work.len() > 1 && !self.filters.is_empty() {
-                    work.into_par_iter().map(decode).collect()
-                } else {
-                    work.into_iter().map(decode).collect()
-                };
+            // The next batch is fetched while this one decodes (unless this one failed to
+            // plan: nothing after it is read).
+            let following = groups.get(gi + 1).filter(|_| failed.is_none());
+            let (decoded, prepared) = rayon::join(
+                || -> Vec<Result<Decoded>> {
+                    if work.len() > 1 && !self.filters.is_empty() {
+                        work.into_par_iter().map(decode).collect()
+                    } else {
+                        work.into_iter().map(decode).collect()
+                    }
+                },
+                || following.map(|g| prepare(g)),
+            );
+            next = prepared;
             for (c, d) in group.iter().zip(decoded) {
-                if let Some(data) = d? {
-                    place(c, &data)?;
+                if let Decoded::Bytes(data) = d? {
+                    place(c, &data, out)?;
                     if let Ok(buf) = Arc::try_unwrap(data) {
                         pool.give(buf);
                     }
@@ -1137,6 +1192,97 @@ impl Dataset {
         }
         Ok(())
     }
+}
+
+/// One chunk's share of a batch in [`Dataset::read_chunks`]: its plan, its decoded bytes if
+/// the chunk cache had them, its fetched bytes, and its place in the output when it is
+/// decoded there.
+type Work<'p, 'o> = (
+    (
+        (
+            &'p Option<crate::chunks::PlannedChunk>,
+            Option<Arc<Vec<u8>>>,
+        ),
+        Result<Option<Vec<u8>>>,
+    ),
+    Option<&'o mut [u8]>,
+);
+
+/// A batch of chunks planned and fetched in [`Dataset::read_chunks`]: per chunk its plan,
+/// its decoded bytes if the chunk cache had them, what was fetched (the plan less the cache
+/// hits) and the fetched bytes; `failed`: the error of the first chunk that could not be
+/// planned (the chunks before it are read, none after).
+struct Fetched {
+    planned: Vec<Option<crate::chunks::PlannedChunk>>,
+    failed: Option<Error>,
+    cached: Vec<Option<Arc<Vec<u8>>>>,
+    to_fetch: Vec<Option<crate::chunks::PlannedChunk>>,
+    fetched: Vec<Result<Option<Vec<u8>>>>,
+}
+
+/// A chunk after decoding.
+enum Decoded {
+    /// Not allocated (the output keeps the fill value).
+    Absent,
+    /// Decoded straight into the output.
+    Placed,
+    /// Decoded bytes, to place.
+    Bytes(Arc<Vec<u8>>),
+}
+
+/// The byte offset in the output of chunk `c` when the selection holds all its
+/// `chunk_elems` elements and `mem` (for `n` selected elements) places them contiguously in
+/// the chunk's own order (a read of whole chunks of a 1-D dataset, or of chunks spanning the
+/// trailing dimensions); `None` otherwise.
+fn whole_chunk_span(
+    c: &crate::selection::Chunk<'_>,
+    mem: &MemoryMap,
+    n: u64,
+    chunk_elems: u64,
+    esize: usize,
+) -> Option<usize> {
+    let mut pairs = mem.transfer(n, c.runs()).ok()?;
+    let first = pairs.next()?;
+    if first.file != 0 || first.len != chunk_elems || pairs.next().is_some() {
+        return None;
+    }
+    usize::try_from(first.mem).ok()?.checked_mul(esize)
+}
+
+/// Split `out` into the disjoint slices of `len` bytes at `spans` (one per chunk of a batch
+/// of `count`; `None`: not decoded in place). A span that overlaps one before it or leaves
+/// `out` gets no slice (its chunk is decoded through a buffer).
+fn carve<'o>(
+    out: &'o mut [u8],
+    spans: &[Option<usize>],
+    len: usize,
+    count: usize,
+) -> Vec<Option<&'o mut [u8]>> {
+    let mut targets: Vec<Option<&mut [u8]>> = (0..count).map(|_| None).collect();
+    let mut order: Vec<(usize, usize)> = spans
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| s.map(|s| (s, i)))
+        .collect();
+    order.sort_unstable();
+    let mut rest = out;
+    let mut at = 0usize;
+    for (start, i) in order {
+        let Some(skip) = start.checked_sub(at) else {
+            continue;
+        };
+        if skip.checked_add(len).is_none_or(|e| e > rest.len()) {
+            continue;
+        }
+        let (_, tail) = std::mem::take(&mut rest).split_at_mut(skip);
+        let (mine, tail) = tail.split_at_mut(len);
+        if let Some(t) = targets.get_mut(i) {
+            *t = Some(mine);
+        }
+        rest = tail;
+        at = start + len;
+    }
+    targets
 }
 
 #[cold]
@@ -1231,5 +1377,36 @@ mod fill_tests {
         let mut zero = vec![5u8; 8];
         fill_elements(&mut zero, &[0, 0]);
         assert_eq!(zero, [0; 8]);
+    }
+}
+
+#[cfg(test)]
+mod carve_tests {
+    use super::carve;
+
+    #[test]
+    fn disjoint_slices_in_any_order_and_none_for_overlaps_or_overruns() {
+        let mut out: Vec<u8> = (0..20).collect();
+        // A batch of five chunks at bytes 8, 0, 2 (overlapping 0..4), 16 (the last four), none.
+        let spans = [Some(8), Some(0), Some(2), Some(16), None];
+        let targets = carve(&mut out, &spans, 4, spans.len());
+        let got: Vec<Option<Vec<u8>>> = targets
+            .iter()
+            .map(|t| t.as_deref().map(<[u8]>::to_vec))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                Some(vec![8, 9, 10, 11]),
+                Some(vec![0, 1, 2, 3]),
+                None,
+                Some(vec![16, 17, 18, 19]),
+                None
+            ]
+        );
+        let targets = carve(&mut out, &[Some(17)], 4, 1);
+        assert!(targets[0].is_none(), "past the end");
+        let targets = carve(&mut out, &[], 4, 2);
+        assert!(targets.iter().all(Option::is_none));
     }
 }

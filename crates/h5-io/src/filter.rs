@@ -127,6 +127,23 @@ pub trait FilterCodec: Send + Sync {
         ctx: &DecodeContext,
     ) -> Result<Step>;
 
+    /// Undo the filter straight into `out`, the caller's memory for the whole decoded chunk
+    /// (what a read asks of the last stage it undoes, when the chunk lands in the caller's
+    /// buffer as it is), and return the bytes the stage produces: the pipeline then checks
+    /// that they are exactly `out.len()`. Output that would not fit in `out` is an error.
+    /// `None`: the codec cannot, and the pipeline decodes through [`FilterCodec::decode`]
+    /// and copies the result. The default returns `None`.
+    fn decode_into(
+        &self,
+        filter: &Filter,
+        input: &[u8],
+        out: &mut [u8],
+        ctx: &DecodeContext,
+    ) -> Result<Option<usize>> {
+        let _ = (filter, input, out, ctx);
+        Ok(None)
+    }
+
     /// Apply the filter (writing), as [`FilterCodec::decode`] does the reverse. An `Err`
     /// of an optional filter makes the pipeline store the chunk without it.
     fn encode(&self, filter: &Filter, input: &[u8], out: &mut Vec<u8>) -> Result<Step>;
@@ -269,27 +286,107 @@ impl FilterRegistry {
         let mut cur = data;
         let mut spare = Vec::new();
         let mut last = None;
-        for (idx, f) in filters.iter().enumerate().rev() {
-            if filter_mask & (1u32 << idx) != 0 {
-                continue;
-            }
-            pool.replace_if_smaller(&mut spare, ctx.expected_size);
-            let step = self.codec(f)?.decode(f, &cur, &mut spare, &dctx)?;
-            apply(step, &mut cur, &mut spare);
-            last = Some(f.id);
+        for idx in active(filters, filter_mask) {
+            last = Some(self.undo(
+                &filters[idx],
+                &mut cur,
+                &mut spare,
+                ctx.expected_size,
+                &dctx,
+                pool,
+            )?);
         }
-        pool.give(spare);
-        if cur.len() != ctx.expected_size {
-            let id = last.unwrap_or(FilterId(0));
+        pool.give_for(spare, ctx.expected_size);
+        check_decoded(cur.len(), ctx.expected_size, last)?;
+        Ok(cur)
+    }
+
+    /// [`FilterRegistry::decode_chunk_in`] with the decoded chunk written into `out`, which
+    /// must be `ctx.expected_size` bytes (the caller's memory for the chunk). The last stage
+    /// undone writes there itself when its codec can ([`FilterCodec::decode_into`]: deflate
+    /// inflates into it, shuffle unshuffles into it), so the decoded chunk is never held in
+    /// a buffer of its own; otherwise it is decoded as usual and copied. `data` and the
+    /// stages' buffers go back to `pool`.
+    pub(crate) fn decode_chunk_into(
+        &self,
+        filters: &[Filter],
+        filter_mask: u32,
+        data: Vec<u8>,
+        ctx: &ChunkInfo,
+        pool: &BufferPool,
+        out: &mut [u8],
+    ) -> Result<()> {
+        check_pipeline_len(filters)?;
+        let expected = ctx.expected_size;
+        if out.len() != expected {
+            let id = filters.first().map_or(FilterId(0), |f| f.id);
             bail!(
-                Corrupt,
+                InvalidParameters,
                 id,
-                "chunk decodes to {} bytes, expected {}",
-                cur.len(),
-                ctx.expected_size
+                "a buffer of {} bytes for a chunk of {expected}",
+                out.len()
             );
         }
-        Ok(cur)
+        let dctx = DecodeContext {
+            limit: stage_limit(expected),
+            skip_checksum: ctx.skip_checksum,
+        };
+        let stages: Vec<usize> = active(filters, filter_mask).collect();
+        let mut cur = data;
+        let mut spare = Vec::new();
+        let result = (|| {
+            let Some((&final_stage, before)) = stages.split_last() else {
+                // Every filter skipped: the chunk is stored as it is.
+                check_decoded(cur.len(), expected, None)?;
+                out.copy_from_slice(&cur);
+                return Ok(());
+            };
+            for &idx in before {
+                self.undo(
+                    &filters[idx],
+                    &mut cur,
+                    &mut spare,
+                    ctx.expected_size,
+                    &dctx,
+                    pool,
+                )?;
+            }
+            let f = &filters[final_stage];
+            let into = DecodeContext {
+                limit: expected,
+                ..dctx
+            };
+            match self.codec(f)?.decode_into(f, &cur, out, &into)? {
+                Some(n) => check_decoded(n, expected, Some(f.id)),
+                None => {
+                    self.undo(f, &mut cur, &mut spare, expected, &dctx, pool)?;
+                    check_decoded(cur.len(), expected, Some(f.id))?;
+                    out.copy_from_slice(&cur);
+                    Ok(())
+                }
+            }
+        })();
+        pool.give_for(spare, expected);
+        pool.give_for(cur, expected);
+        result
+    }
+
+    /// Undo one stage: `cur` becomes its output (`spare` holds what is left over, a buffer
+    /// for the next stage, first made one of `need` bytes from `pool` when it is smaller).
+    /// Returns the filter's id.
+    fn undo(
+        &self,
+        f: &Filter,
+        cur: &mut Vec<u8>,
+        spare: &mut Vec<u8>,
+        need: usize,
+        dctx: &DecodeContext,
+        pool: &BufferPool,
+    ) -> Result<FilterId> {
+        pool.replace_if_smaller(spare, need);
+        let step = self.codec(f)?.decode(f, cur, spare, dctx)?;
+        apply(step, cur, spare);
+        Ok(f.id)
     }
 
     /// Run the pipeline forwards over one chunk (writing). `filter_mask` has the bits of
@@ -587,6 +684,27 @@ impl Step {
     }
 }
 
+/// The indices of the filters a chunk with `filter_mask` was filtered with, in the order
+/// reading undoes them (last applied first).
+fn active(filters: &[Filter], filter_mask: u32) -> impl Iterator<Item = usize> + '_ {
+    (0..filters.len())
+        .rev()
+        .filter(move |&i| filter_mask & (1u32 << i) == 0)
+}
+
+/// A chunk decoded to `got` bytes must be exactly the `expected` bytes of a chunk (`last`:
+/// the filter undone last).
+fn check_decoded(got: usize, expected: usize, last: Option<FilterId>) -> Result<()> {
+    if got != expected {
+        bail!(
+            Corrupt,
+            last.unwrap_or(FilterId(0)),
+            "chunk decodes to {got} bytes, expected {expected}"
+        );
+    }
+    Ok(())
+}
+
 fn check_pipeline_len(filters: &[Filter]) -> Result<()> {
     if filters.len() > MAX_FILTERS {
         let id = filters.first().map_or(FilterId(0), |f| f.id);
@@ -644,6 +762,15 @@ impl BufferPool {
             self.give(std::mem::replace(buf, other));
         } else {
             self.give(other);
+        }
+    }
+
+    /// [`BufferPool::give`] a buffer that can hold a stage's output for a chunk of `need`
+    /// bytes; a smaller one (a chunk's stored bytes, say) goes back to the allocator, so the
+    /// pool does not fill with buffers no stage would take.
+    fn give_for(&self, buf: Vec<u8>, need: usize) {
+        if buf.capacity() >= need {
+            self.give(buf);
         }
     }
 

@@ -62,6 +62,47 @@ pub(super) fn inflate(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<(
     }
 }
 
+/// Inflate a zlib stream into `out`, which must hold all it inflates to; returns the bytes
+/// written. A stream inflating to more than `out` holds is an error.
+pub(super) fn inflate_into(input: &[u8], out: &mut [u8]) -> Result<usize> {
+    let mut z = Decompress::new(true);
+    let total = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+    loop {
+        let (consumed, written) = (total(z.total_in()), total(z.total_out()));
+        let rest = input.get(consumed..).unwrap_or(&[]);
+        let corrupt = |e: flate2::DecompressError| {
+            super::Error::new(super::ErrorKind::Corrupt, ID, e.to_string())
+        };
+        let status = match out.get_mut(written..) {
+            Some(room) if !room.is_empty() => z
+                .decompress(rest, room, FlushDecompress::None)
+                .map_err(corrupt)?,
+            _ => {
+                // `out` is full: what is left of the stream may be its end (the checksum),
+                // not more data.
+                let mut probe = [0u8; 1];
+                let s = z
+                    .decompress(rest, &mut probe, FlushDecompress::None)
+                    .map_err(corrupt)?;
+                ensure!(
+                    total(z.total_out()) == written,
+                    LimitExceeded,
+                    ID,
+                    "inflated data exceeds {} bytes",
+                    out.len()
+                );
+                s
+            }
+        };
+        if status == Status::StreamEnd {
+            return Ok(total(z.total_out()));
+        }
+        if total(z.total_in()) == consumed && total(z.total_out()) == written {
+            bail!(Corrupt, ID, "truncated deflate stream");
+        }
+    }
+}
+
 /// Deflate `input` into `out`. Like the reference library (which sizes its buffer with
 /// zlib's `compressBound`), the result may be larger than the input.
 pub(super) fn encode(cd: &[u32], input: &[u8], out: &mut Vec<u8>) -> Result<Step> {
@@ -109,6 +150,15 @@ impl FilterCodec for Deflate {
         ctx: &DecodeContext,
     ) -> Result<Step> {
         decode(input, out, ctx.limit)
+    }
+    fn decode_into(
+        &self,
+        _: &Filter,
+        input: &[u8],
+        out: &mut [u8],
+        _: &DecodeContext,
+    ) -> Result<Option<usize>> {
+        inflate_into(input, out).map(Some)
     }
     fn encode(&self, f: &Filter, input: &[u8], out: &mut Vec<u8>) -> Result<Step> {
         encode(&f.client_data, input, out)

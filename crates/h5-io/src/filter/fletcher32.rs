@@ -61,6 +61,22 @@ impl FilterCodec for Fletcher32 {
     ) -> Result<Step> {
         decode(input, ctx.skip_checksum)
     }
+    fn decode_into(
+        &self,
+        _: &Filter,
+        input: &[u8],
+        out: &mut [u8],
+        ctx: &DecodeContext,
+    ) -> Result<Option<usize>> {
+        // Checked where it lies; only the data before the checksum is copied.
+        let Step::Truncated(n) = decode(input, ctx.skip_checksum)? else {
+            return Ok(None);
+        };
+        if let (Some(o), Some(i)) = (out.get_mut(..n), input.get(..n)) {
+            o.copy_from_slice(i);
+        }
+        Ok(Some(n))
+    }
     fn encode(&self, _: &Filter, input: &[u8], out: &mut Vec<u8>) -> Result<Step> {
         encode(input, out)
     }

@@ -31,6 +31,22 @@ pub(super) fn decode(cd: &[u32], input: &[u8], out: &mut Vec<u8>) -> Result<Step
     Ok(Step::Replaced)
 }
 
+/// Undo the shuffle of `input` straight into `out` (reading into the caller's memory);
+/// returns the bytes the stage produces, `input.len()` (nothing is written when that is more
+/// than `out` holds: the pipeline reports the size).
+pub(super) fn decode_into(cd: &[u32], input: &[u8], out: &mut [u8]) -> Result<usize> {
+    let size = element_size(cd)?;
+    let Some(out) = out.get_mut(..input.len()) else {
+        return Ok(input.len());
+    };
+    if size == 1 || input.len() / size <= 1 {
+        out.copy_from_slice(input);
+    } else {
+        unshuffle(input, out, size);
+    }
+    Ok(input.len())
+}
+
 /// Shuffle (writing).
 pub(super) fn encode(cd: &[u32], input: &[u8], out: &mut Vec<u8>) -> Result<Step> {
     let size = element_size(cd)?;
@@ -230,6 +246,15 @@ impl FilterCodec for Shuffle {
         _: &DecodeContext,
     ) -> Result<Step> {
         decode(&f.client_data, input, out)
+    }
+    fn decode_into(
+        &self,
+        f: &Filter,
+        input: &[u8],
+        out: &mut [u8],
+        _: &DecodeContext,
+    ) -> Result<Option<usize>> {
+        decode_into(&f.client_data, input, out).map(Some)
     }
     fn encode(&self, f: &Filter, input: &[u8], out: &mut Vec<u8>) -> Result<Step> {
         encode(&f.client_data, input, out)

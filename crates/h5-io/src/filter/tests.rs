@@ -694,3 +694,110 @@ fn plugin_filters_round_trip_and_survive_corruption() {
         }
     }
 }
+
+#[test]
+fn decoding_into_the_callers_buffer_agrees_with_decoding_through_one() {
+    let reg = FilterRegistry::builtin();
+    let pool = BufferPool::new(4);
+    let data: Vec<u8> = (0..4096u32).flat_map(|i| (i / 7).to_le_bytes()).collect();
+    let info = ChunkInfo::new(data.len());
+    let pipelines = [
+        vec![
+            f(FilterId::SHUFFLE, &[4]),
+            Filter::deflate(4),
+            Filter::fletcher32(),
+        ],
+        vec![Filter::deflate(1)],
+        vec![f(FilterId::SHUFFLE, &[4])],
+        vec![Filter::fletcher32()],
+        vec![Filter::deflate(6), Filter::fletcher32()],
+        vec![Filter::lzf()],
+        vec![f(FilterId::SHUFFLE, &[4]), Filter::lzf()],
+        vec![],
+    ];
+    for filters in &pipelines {
+        // Every filter mask: skipped filters are skipped on both paths.
+        for mask in 0..(1u32 << filters.len()) {
+            let (stored, m) = reg
+                .encode_chunk(filters, mask, data.clone(), &info)
+                .unwrap();
+            let want = reg.decode_chunk(filters, m, stored.clone(), &info).unwrap();
+            assert_eq!(want, data);
+            let mut out = vec![0xAAu8; data.len()];
+            reg.decode_chunk_into(filters, m, stored.clone(), &info, &pool, &mut out)
+                .unwrap_or_else(|e| panic!("{filters:?} mask {m}: {e}"));
+            assert!(out == data, "{filters:?} mask {m}");
+            // A buffer of another size is refused.
+            let mut short = vec![0u8; data.len() - 1];
+            assert!(reg
+                .decode_chunk_into(filters, m, stored, &info, &pool, &mut short)
+                .is_err());
+        }
+    }
+    // A chunk that decodes short, or long, is an error on both paths.
+    for filters in &pipelines[..4] {
+        for len in [data.len() - 8, data.len() + 8] {
+            let other = ChunkInfo::new(len);
+            let mut d = data.clone();
+            d.resize(len, 1);
+            let (stored, m) = reg.encode_chunk(filters, 0, d, &other).unwrap();
+            let e = reg
+                .decode_chunk(filters, m, stored.clone(), &info)
+                .unwrap_err();
+            assert!(
+                matches!(e.kind(), ErrorKind::Corrupt | ErrorKind::LimitExceeded),
+                "{filters:?} {len}: {e}"
+            );
+            let mut out = vec![0u8; data.len()];
+            let e = reg
+                .decode_chunk_into(filters, m, stored, &info, &pool, &mut out)
+                .unwrap_err();
+            assert!(
+                matches!(e.kind(), ErrorKind::Corrupt | ErrorKind::LimitExceeded),
+                "{filters:?} {len}: {e}"
+            );
+        }
+    }
+    // A bad checksum is reported, and skipped when asked.
+    let filters = [Filter::deflate(4), Filter::fletcher32()];
+    let (mut stored, _) = reg.encode_chunk(&filters, 0, data.clone(), &info).unwrap();
+    let last = stored.len() - 1;
+    stored[last] ^= 1;
+    let mut out = vec![0u8; data.len()];
+    let e = reg
+        .decode_chunk_into(&filters, 0, stored.clone(), &info, &pool, &mut out)
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::ChecksumMismatch);
+    let skip = ChunkInfo {
+        skip_checksum: true,
+        ..info
+    };
+    reg.decode_chunk_into(&filters, 0, stored, &skip, &pool, &mut out)
+        .unwrap();
+    assert!(out == data);
+}
+
+#[test]
+fn inflating_into_a_slice_checks_its_room() {
+    let data: Vec<u8> = (0..10_000u32).map(|i| (i % 251) as u8).collect();
+    let c = encode_stage(&Filter::deflate(6), &data).unwrap();
+    let mut exact = vec![0u8; data.len()];
+    assert_eq!(deflate::inflate_into(&c, &mut exact).unwrap(), data.len());
+    assert_eq!(exact, data);
+    // Room to spare: the length inflated.
+    let mut more = vec![0u8; data.len() + 100];
+    assert_eq!(deflate::inflate_into(&c, &mut more).unwrap(), data.len());
+    // Too little room, a truncated stream, garbage.
+    let mut less = vec![0u8; data.len() - 1];
+    assert_eq!(
+        deflate::inflate_into(&c, &mut less).unwrap_err().kind(),
+        ErrorKind::LimitExceeded
+    );
+    assert!(deflate::inflate_into(&c[..c.len() / 2], &mut exact).is_err());
+    assert!(deflate::inflate_into(&c[..c.len() - 2], &mut exact).is_err());
+    assert!(deflate::inflate_into(&[0x78, 0x9c, 0xff, 0xff], &mut exact).is_err());
+    // Stored blocks (level 0) too.
+    let s = encode_stage(&Filter::deflate(0), &data).unwrap();
+    assert_eq!(deflate::inflate_into(&s, &mut exact).unwrap(), data.len());
+    assert_eq!(exact, data);
+}

@@ -165,6 +165,31 @@ impl MemoryMap {
         self.n == 0
     }
 
+    /// Whether no two elements go to the same place in memory: a packed buffer, a
+    /// hyperslab of a memory dataspace, or a netCDF map whose strides nest (each at least
+    /// the span of the faster dimensions). A point list or any other map may repeat a place.
+    pub(crate) fn places_once(&self) -> bool {
+        match &self.repr {
+            MemRepr::Packed | MemRepr::Product { .. } | MemRepr::Tree { .. } => true,
+            MemRepr::Points { .. } => false,
+            MemRepr::Strided {
+                counts, strides, ..
+            } => {
+                let mut span = 1u64;
+                for (&c, &s) in counts.iter().zip(strides).rev() {
+                    if s < span {
+                        return false;
+                    }
+                    match c.checked_mul(s) {
+                        Some(x) => span = x,
+                        None => return false,
+                    }
+                }
+                true
+            }
+        }
+    }
+
     /// The buffer length in elements that the placement needs.
     pub fn extent(&self) -> u64 {
         self.extent
