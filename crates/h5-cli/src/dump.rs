@@ -1212,8 +1212,10 @@ fn any_path_obj(d: &mut Dumper<'_>, path: &str, id: ObjId, op_name: &str) {
         j -= 1;
     }
     let wanted = op_name[(j + 1) as usize..].replace("\\/", "/");
-    if let Ok(o) = d.file.object_info(id) {
-        d.ids.open(o.kind);
+    if d.opts.display_oid {
+        if let Ok(o) = d.file.object_info(id) {
+            d.ids.open(o.kind);
+        }
     }
     let attrs = d.file.attributes(id, IndexOrder::Name).unwrap_or_default();
     for a in attrs {
