@@ -61,6 +61,8 @@ mod lz4;
 mod lzf;
 mod nbit;
 mod scaleoffset;
+#[cfg(any(feature = "bitshuffle", feature = "blosc"))]
+mod scratch;
 mod shuffle;
 mod szip;
 #[cfg(feature = "zstd")]

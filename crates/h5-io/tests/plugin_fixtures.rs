@@ -39,6 +39,9 @@ fn every_chunk_decodes_and_fixed_formats_encode_to_the_plugins_bytes() {
                 .map(|(s, c)| s.div_ceil(*c))
                 .collect();
             let total: u64 = grid.iter().product();
+            // The dataset as the chunks decoded one by one put it together (C order).
+            let esize = ds.element_size();
+            let mut whole = vec![0u8; shape.iter().product::<u64>() as usize * esize];
             let fixed = matches!(pipeline[0].id, FilterId::BZIP2)
                 || (pipeline[0].id == FilterId::BITSHUFFLE
                     && pipeline[0].client_data.get(4).copied().unwrap_or(0) == 0);
@@ -54,6 +57,7 @@ fn every_chunk_decodes_and_fixed_formats_encode_to_the_plugins_bytes() {
                     .decode_chunk(&pipeline, mask, raw.clone(), &ChunkInfo::new(bytes))
                     .unwrap_or_else(|e| panic!("{name} {d} {scaled:?}: {e}"));
                 chunks += 1;
+                place(&plain, &scaled, &chunk, &shape, esize, &mut whole);
                 if fixed && mask == 0 {
                     let (ours, m) = registry
                         .encode_chunk(&pipeline, 0, plain, &ChunkInfo::new(bytes))
@@ -63,8 +67,42 @@ fn every_chunk_decodes_and_fixed_formats_encode_to_the_plugins_bytes() {
                     identical += 1;
                 }
             }
+            // A read of the whole dataset decodes chunks straight into its memory where
+            // they lie there whole (the decoders' `decode_into`): the same bytes.
+            let (read, _) = ds.read_raw().unwrap();
+            assert!(read == whole, "{name} {d}: read differs from its chunks");
         }
     }
     eprintln!("{chunks} chunks decoded, {identical} re-encoded byte-identical");
     assert!(identical > 0);
+}
+
+/// Copy the decoded chunk at `scaled` (chunk coordinates) into `whole`, the dataset of
+/// `shape` in C order, leaving out the chunk's part past the dataset's edge.
+fn place(
+    plain: &[u8],
+    scaled: &[u64],
+    chunk: &[u64],
+    shape: &[u64],
+    esize: usize,
+    whole: &mut [u8],
+) {
+    let rank = chunk.len();
+    for (e, bytes) in plain.chunks_exact(esize).enumerate() {
+        let mut rem = e as u64;
+        let mut at = 0u64;
+        let mut stride = 1u64;
+        let mut inside = true;
+        for k in (0..rank).rev() {
+            let g = scaled[k] * chunk[k] + rem % chunk[k];
+            rem /= chunk[k];
+            inside &= g < shape[k];
+            at += g * stride;
+            stride *= shape[k];
+        }
+        if inside {
+            let at = at as usize * esize;
+            whole[at..at + esize].copy_from_slice(bytes);
+        }
+    }
 }

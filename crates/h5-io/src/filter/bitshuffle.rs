@@ -12,6 +12,7 @@
 
 use h5_format::message::filter_pipeline::{BITSHUFFLE_LZ4, BITSHUFFLE_ZSTD};
 
+use super::scratch::Out;
 use super::{bail, ensure, DecodeContext, Filter, FilterCodec, FilterId, LocalInfo, Result, Step};
 
 const ID: FilterId = FilterId::BITSHUFFLE;
@@ -266,7 +267,8 @@ fn blocks(n: usize, block: usize) -> impl Iterator<Item = (usize, usize)> {
         .chain((last > 0).then_some((full * block, last)))
 }
 
-fn decode(cd: &[u32], input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<()> {
+/// Decode a chunk into `out`; returns its decoded size (written only when `out` takes it).
+fn decode(cd: &[u32], input: &[u8], out: Out<'_>, limit: usize) -> Result<usize> {
     let p = params(cd)?;
     let (total, body, block) = if p.inner == Inner::None {
         (input.len(), input, p.block)
@@ -309,10 +311,32 @@ fn decode(cd: &[u32], input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<(
         "{total} bytes are not a whole number of {}-byte elements",
         p.elem
     );
+    let Some(out) = out.sized(total) else {
+        return Ok(total);
+    };
+    let tmp_len = if p.inner == Inner::None {
+        0
+    } else {
+        (block * p.elem).min(total)
+    };
+    super::scratch::with(tmp_len, 0, |tmp, _| {
+        decode_blocks(&p, body, block, out, tmp)
+    })?;
+    Ok(total)
+}
+
+/// Decode the blocks of `body` (the chunk after its header) into `out`, each compressed
+/// block through `tmp` (room for one block).
+fn decode_blocks(
+    p: &Params,
+    body: &[u8],
+    block: usize,
+    out: &mut [u8],
+    tmp: &mut [u8],
+) -> Result<()> {
+    let total = out.len();
     let n = total / p.elem;
-    out.clear();
-    out.resize(total, 0);
-    let (mut tmp, mut scratch) = (Vec::new(), Vec::new());
+    let mut scratch = Vec::new();
     let mut pos = 0usize;
     let mut end = 0usize;
     for (first, count) in blocks(n, block) {
@@ -332,8 +356,6 @@ fn decode(cd: &[u32], input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<(
                 let Some(src) = body.get(pos..pos.saturating_add(stored)) else {
                     bail!(Corrupt, ID, "block at {pos} passes the end of the data");
                 };
-                // Every block but the last has the same size: `tmp` is sized once.
-                tmp.resize(bytes, 0);
                 let tmp = &mut tmp[..bytes];
                 if p.inner == Inner::Lz4 {
                     super::lz4::decompress_block(ID, src, tmp)?;
@@ -444,8 +466,17 @@ impl FilterCodec for Bitshuffle {
         out: &mut Vec<u8>,
         ctx: &DecodeContext,
     ) -> Result<Step> {
-        decode(&f.client_data, input, out, ctx.limit)?;
+        decode(&f.client_data, input, Out::Vec(out), ctx.limit)?;
         Ok(Step::Replaced)
+    }
+    fn decode_into(
+        &self,
+        f: &Filter,
+        input: &[u8],
+        out: &mut [u8],
+        ctx: &DecodeContext,
+    ) -> Result<Option<usize>> {
+        decode(&f.client_data, input, Out::Slice(out), ctx.limit).map(Some)
     }
     fn encode(&self, f: &Filter, input: &[u8], out: &mut Vec<u8>) -> Result<Step> {
         encode(&f.client_data, input, out)?;

@@ -19,6 +19,7 @@
 
 use h5_format::message::filter_pipeline::BloscCodec;
 
+pub(super) use super::scratch::Out;
 use super::{bail, ensure, DecodeContext, Filter, FilterCodec, FilterId, LocalInfo, Result, Step};
 
 const ID: FilterId = FilterId::BLOSC;
@@ -144,13 +145,19 @@ fn shuffle_block(shuffle: u32, typesize: usize, src: &[u8], dst: &mut [u8]) -> u
     }
 }
 
-/// Decode a Blosc 1 frame (`blosc_decompress`) into `out`, at most `limit` bytes.
-pub(super) fn decode_frame(
-    id: FilterId,
-    input: &[u8],
-    out: &mut Vec<u8>,
-    limit: usize,
-) -> Result<()> {
+/// A Blosc 1 frame's header, checked.
+struct Frame<'a> {
+    flags: u8,
+    typesize: usize,
+    /// The uncompressed size.
+    nbytes: usize,
+    blocksize: usize,
+    /// The frame (its compressed size).
+    src: &'a [u8],
+}
+
+/// Parse the header of a Blosc 1 frame that decodes to at most `limit` bytes.
+fn parse_frame(id: FilterId, input: &[u8], limit: usize) -> Result<Frame<'_>> {
     ensure!(
         input.len() >= HEADER,
         Corrupt,
@@ -162,9 +169,15 @@ pub(super) fn decode_frame(
     let nbytes = le32(input, 4).unwrap_or(0);
     let blocksize = le32(input, 8).unwrap_or(0);
     let cbytes = le32(input, 12).unwrap_or(0);
-    out.clear();
+    let frame = Frame {
+        flags,
+        typesize,
+        nbytes,
+        blocksize,
+        src: input,
+    };
     if nbytes == 0 {
-        return Ok(());
+        return Ok(frame);
     }
     ensure!(
         input[0] == FORMAT,
@@ -198,8 +211,41 @@ pub(super) fn decode_frame(
         "blosc frame of {cbytes} bytes in {} bytes",
         input.len()
     );
-    let src = &input[..cbytes];
-    out.resize(nbytes, 0);
+    Ok(Frame {
+        src: &input[..cbytes],
+        ..frame
+    })
+}
+
+/// Decode a Blosc 1 frame (`blosc_decompress`) into `out`, at most `limit` bytes; returns
+/// the frame's uncompressed size.
+pub(super) fn decode_frame(
+    id: FilterId,
+    input: &[u8],
+    out: Out<'_>,
+    limit: usize,
+) -> Result<usize> {
+    let frame = parse_frame(id, input, limit)?;
+    if let Some(out) = out.sized(frame.nbytes) {
+        decode_blocks(id, &frame, out)?;
+    }
+    Ok(frame.nbytes)
+}
+
+/// Decode the blocks of `frame` into `out` (`frame.nbytes` bytes): each block's streams
+/// straight into its place in `out` when the block is not shuffled, else into a scratch
+/// buffer that is unshuffled into place.
+fn decode_blocks(id: FilterId, frame: &Frame<'_>, out: &mut [u8]) -> Result<()> {
+    let Frame {
+        flags,
+        typesize,
+        nbytes,
+        blocksize,
+        src,
+    } = *frame;
+    if nbytes == 0 {
+        return Ok(());
+    }
     if flags & MEMCPYED != 0 {
         let Some(body) = src.get(HEADER..HEADER + nbytes) else {
             bail!(Corrupt, id, "stored blosc data is truncated");
@@ -217,51 +263,54 @@ pub(super) fn decode_frame(
     };
     let nblocks = nbytes.div_ceil(blocksize);
     let leftover = nbytes % blocksize;
-    let mut tmp = vec![0u8; blocksize.min(nbytes)];
-    for b in 0..nblocks {
-        let Some(start) = le32(src, HEADER + 4 * b) else {
-            bail!(Corrupt, id, "blosc block starts are truncated");
-        };
-        let last = b == nblocks - 1 && leftover > 0;
-        let bsize = if last { leftover } else { blocksize };
-        let split = flags & DONT_SPLIT == 0
-            && typesize <= MAX_SPLITS
-            && blocksize / typesize >= MIN_BUFFER
-            && !last;
-        let nsplits = if split { typesize } else { 1 };
-        ensure!(
-            bsize % nsplits == 0,
-            Corrupt,
-            id,
-            "block of {bsize} bytes in {nsplits} streams"
-        );
-        let neblock = bsize / nsplits;
-        let t = &mut tmp[..bsize];
-        let mut pos = start;
-        for s in 0..nsplits {
-            let Some(n) = le32(src, pos) else {
-                bail!(Corrupt, id, "blosc stream header at {pos} is truncated");
+    let shuffled = (flags & DOSHUFFLE != 0 && typesize > 1) || flags & DOBITSHUFFLE != 0;
+    let tmp_len = if shuffled { blocksize.min(nbytes) } else { 0 };
+    super::scratch::with(tmp_len, 0, |tmp, _| {
+        for (b, dst) in out.chunks_mut(blocksize).enumerate() {
+            let Some(start) = le32(src, HEADER + 4 * b) else {
+                bail!(Corrupt, id, "blosc block starts are truncated");
             };
-            pos += 4;
-            let Some(stream) = src.get(pos..pos.saturating_add(n)) else {
-                bail!(
-                    Corrupt,
-                    id,
-                    "blosc stream at {pos} passes the end of the frame"
-                );
-            };
-            let dst = &mut t[s * neblock..(s + 1) * neblock];
-            if n == neblock {
-                dst.copy_from_slice(stream);
-            } else {
-                decode_stream(id, fmt, stream, dst)?;
+            let last = b == nblocks - 1 && leftover > 0;
+            let bsize = dst.len();
+            let split = flags & DONT_SPLIT == 0
+                && typesize <= MAX_SPLITS
+                && blocksize / typesize >= MIN_BUFFER
+                && !last;
+            let nsplits = if split { typesize } else { 1 };
+            ensure!(
+                bsize % nsplits == 0,
+                Corrupt,
+                id,
+                "block of {bsize} bytes in {nsplits} streams"
+            );
+            let neblock = bsize / nsplits;
+            let t: &mut [u8] = if shuffled { &mut tmp[..bsize] } else { dst };
+            let mut pos = start;
+            for part in t.chunks_exact_mut(neblock) {
+                let Some(n) = le32(src, pos) else {
+                    bail!(Corrupt, id, "blosc stream header at {pos} is truncated");
+                };
+                pos += 4;
+                let Some(stream) = src.get(pos..pos.saturating_add(n)) else {
+                    bail!(
+                        Corrupt,
+                        id,
+                        "blosc stream at {pos} passes the end of the frame"
+                    );
+                };
+                if n == neblock {
+                    part.copy_from_slice(stream);
+                } else {
+                    decode_stream(id, fmt, stream, part)?;
+                }
+                pos += n;
             }
-            pos += n;
+            if shuffled {
+                unshuffle_block(flags, typesize, &tmp[..bsize], dst);
+            }
         }
-        let at = b * blocksize;
-        unshuffle_block(flags, typesize, t, &mut out[at..at + bsize]);
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 struct Params {
@@ -450,8 +499,17 @@ impl FilterCodec for Blosc {
         out: &mut Vec<u8>,
         ctx: &DecodeContext,
     ) -> Result<Step> {
-        decode_frame(ID, input, out, ctx.limit)?;
+        decode_frame(ID, input, Out::Vec(out), ctx.limit)?;
         Ok(Step::Replaced)
+    }
+    fn decode_into(
+        &self,
+        _: &Filter,
+        input: &[u8],
+        out: &mut [u8],
+        ctx: &DecodeContext,
+    ) -> Result<Option<usize>> {
+        decode_frame(ID, input, Out::Slice(out), ctx.limit).map(Some)
     }
     fn encode(&self, f: &Filter, input: &[u8], out: &mut Vec<u8>) -> Result<Step> {
         let p = params(&f.client_data)?;

@@ -32,7 +32,7 @@
 
 use h5_format::message::filter_pipeline::BloscCodec;
 
-use super::blosc::{base_type_size, codec_and_level, decode_stream, push_stream, Format};
+use super::blosc::{base_type_size, codec_and_level, decode_stream, push_stream, Format, Out};
 use super::{bail, ensure, DecodeContext, Filter, FilterCodec, FilterId, LocalInfo, Result, Step};
 
 const ID: FilterId = FilterId::BLOSC2;
@@ -200,11 +200,10 @@ fn bitshuffle(src: &[u8], dst: &mut [u8], typesize: usize) {
     dst[body..].copy_from_slice(&src[body..]);
 }
 
-/// Decode one Blosc2 chunk (`blosc2_decompress`) into `out` (cleared first), at most
-/// `limit` bytes. Blosc 1 chunks (no extended header) are read as the Blosc filter reads
-/// them.
-pub(super) fn decode_chunk(src: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<()> {
-    out.clear();
+/// Decode one Blosc2 chunk (`blosc2_decompress`) into `out`, at most `limit` bytes;
+/// returns its uncompressed size. Blosc 1 chunks (no extended header) are read as the
+/// Blosc filter reads them.
+pub(super) fn decode_chunk(src: &[u8], out: Out<'_>, limit: usize) -> Result<usize> {
     ensure!(
         src.len() >= MIN_HEADER,
         Corrupt,
@@ -268,14 +267,19 @@ pub(super) fn decode_chunk(src: &[u8], out: &mut Vec<u8>, limit: usize) -> Resul
         "blosc2 chunks of variable-length blocks"
     );
     let src = &src[..cbytes];
-    out.resize(nbytes, 0);
+    let Some(out) = out.sized(nbytes) else {
+        return Ok(nbytes);
+    };
     if nbytes == 0 {
-        return Ok(());
+        return Ok(0);
     }
     match (bflags >> 4) & 7 {
         0 => {}
         // Zeros, and uninitialized values (which the reference leaves as they are).
-        1 | 4 => return Ok(()),
+        1 | 4 => {
+            out.fill(0);
+            return Ok(nbytes);
+        }
         2 => {
             let nan: &[u8] = match typesize {
                 4 => &f32::NAN.to_le_bytes(),
@@ -291,7 +295,7 @@ pub(super) fn decode_chunk(src: &[u8], out: &mut Vec<u8>, limit: usize) -> Resul
             for e in out.chunks_exact_mut(typesize) {
                 e.copy_from_slice(nan);
             }
-            return Ok(());
+            return Ok(nbytes);
         }
         3 => {
             let ts = cbytes - HEADER;
@@ -305,7 +309,7 @@ pub(super) fn decode_chunk(src: &[u8], out: &mut Vec<u8>, limit: usize) -> Resul
             for e in out.chunks_exact_mut(ts) {
                 e.copy_from_slice(value);
             }
-            return Ok(());
+            return Ok(nbytes);
         }
         s => bail!(Corrupt, ID, "blosc2 special value kind {s}"),
     }
@@ -331,7 +335,7 @@ pub(super) fn decode_chunk(src: &[u8], out: &mut Vec<u8>, limit: usize) -> Resul
             "stored blosc2 chunk of {cbytes} bytes for {nbytes}"
         );
         out.copy_from_slice(&src[HEADER..]);
-        return Ok(());
+        return Ok(nbytes);
     }
     ensure!(
         bflags & USE_DICT == 0,
@@ -362,92 +366,138 @@ pub(super) fn decode_chunk(src: &[u8], out: &mut Vec<u8>, limit: usize) -> Resul
         ID,
         "blosc2 block starts are truncated"
     );
-    let mut a = vec![0u8; blocksize];
-    let mut b = vec![0u8; blocksize];
-    for j in 0..nblocks {
-        let start = le32(src, HEADER + 4 * j).unwrap_or(0);
-        ensure!(
-            start > 0 && (start as usize) < cbytes,
-            Corrupt,
-            ID,
-            "blosc2 block {j} starts at {start}"
-        );
-        let partial = j == nblocks - 1 && leftover > 0;
-        let bsize = if partial { leftover } else { blocksize };
-        let nstreams = if flags & DONT_SPLIT == 0 && !partial {
-            typesize
-        } else {
-            1
-        };
-        ensure!(
-            bsize % nstreams == 0,
-            Corrupt,
-            ID,
-            "blosc2 block of {bsize} bytes in {nstreams} streams"
-        );
-        let neblock = bsize / nstreams;
-        let mut pos = start as usize;
-        for dst in a[..bsize].chunks_exact_mut(neblock) {
-            let Some(csize) = le32(src, pos) else {
-                bail!(Corrupt, ID, "blosc2 stream header at {pos} is truncated");
-            };
-            pos += 4;
-            if csize == 0 {
-                dst.fill(0);
-            } else if csize < 0 {
-                let Some(&token) = src.get(pos) else {
-                    bail!(Corrupt, ID, "blosc2 stream token at {pos} is truncated");
+    // The filters undone, last applied first: those that move bytes (shuffles) go from
+    // one buffer to another, the last of them into the block's place in `out`; the
+    // streams go there directly when no filter moves bytes.
+    let undo: Vec<(u8, usize)> = (0..6)
+        .rev()
+        .filter_map(|i| match filters[i] {
+            SHUFFLE => {
+                let group = if meta[i] == 0 {
+                    typesize
+                } else {
+                    usize::from(meta[i])
                 };
-                pos += 1;
-                ensure!(
-                    token & 1 != 0 && csize >= -255,
+                (group > 1).then_some((SHUFFLE, group))
+            }
+            BITSHUFFLE => Some((BITSHUFFLE, typesize)),
+            DELTA => Some((DELTA, typesize)),
+            // Truncating precision is not undone.
+            _ => None,
+        })
+        .collect();
+    let moves = undo.iter().filter(|(f, _)| *f != DELTA).count();
+    let scratch = if moves == 0 { 0 } else { blocksize };
+    let ping = if moves > 1 { blocksize } else { 0 };
+    super::scratch::with(scratch, ping, |a, b| {
+        for j in 0..nblocks {
+            let start = le32(src, HEADER + 4 * j).unwrap_or(0);
+            ensure!(
+                start > 0 && (start as usize) < cbytes,
+                Corrupt,
+                ID,
+                "blosc2 block {j} starts at {start}"
+            );
+            let partial = j == nblocks - 1 && leftover > 0;
+            let bsize = if partial { leftover } else { blocksize };
+            let nstreams = if flags & DONT_SPLIT == 0 && !partial {
+                typesize
+            } else {
+                1
+            };
+            ensure!(
+                bsize % nstreams == 0,
+                Corrupt,
+                ID,
+                "blosc2 block of {bsize} bytes in {nstreams} streams"
+            );
+            let neblock = bsize / nstreams;
+            // Block 0, decoded already, is what delta coding refers to.
+            let at = j * blocksize;
+            let (done, rest) = out.split_at_mut(at);
+            let dref = (j > 0).then_some(&done[..]);
+            let place = &mut rest[..bsize];
+            let streams: &mut [u8] = if moves == 0 {
+                &mut *place
+            } else {
+                &mut a[..bsize]
+            };
+            decode_streams(src, start as usize, fmt, streams, neblock)?;
+            let (mut cur, mut other) = (&mut a[..], &mut b[..]);
+            let mut left = moves;
+            for &(f, group) in &undo {
+                if f == DELTA {
+                    let x = if left == 0 {
+                        &mut *place
+                    } else {
+                        &mut cur[..bsize]
+                    };
+                    undelta(x, dref, typesize);
+                    continue;
+                }
+                left -= 1;
+                let y = if left == 0 {
+                    &mut *place
+                } else {
+                    &mut other[..bsize]
+                };
+                if f == SHUFFLE {
+                    super::shuffle::unshuffle(&cur[..bsize], y, group);
+                } else {
+                    unbitshuffle(&cur[..bsize], y, group);
+                }
+                std::mem::swap(&mut cur, &mut other);
+            }
+        }
+        Ok(())
+    })?;
+    Ok(nbytes)
+}
+
+/// Decode the streams of a block starting at `pos` of `src` into `dst`, each `neblock`
+/// bytes.
+fn decode_streams(
+    src: &[u8],
+    mut pos: usize,
+    fmt: Format,
+    dst: &mut [u8],
+    neblock: usize,
+) -> Result<()> {
+    for dst in dst.chunks_exact_mut(neblock) {
+        let Some(csize) = le32(src, pos) else {
+            bail!(Corrupt, ID, "blosc2 stream header at {pos} is truncated");
+        };
+        pos += 4;
+        if csize == 0 {
+            dst.fill(0);
+        } else if csize < 0 {
+            let Some(&token) = src.get(pos) else {
+                bail!(Corrupt, ID, "blosc2 stream token at {pos} is truncated");
+            };
+            pos += 1;
+            ensure!(
+                token & 1 != 0 && csize >= -255,
+                Corrupt,
+                ID,
+                "blosc2 stream token {token:#x} with size {csize}"
+            );
+            dst.fill((-csize) as u8);
+        } else {
+            let n = csize as usize;
+            let Some(stream) = src.get(pos..pos + n) else {
+                bail!(
                     Corrupt,
                     ID,
-                    "blosc2 stream token {token:#x} with size {csize}"
+                    "blosc2 stream at {pos} passes the end of the chunk"
                 );
-                dst.fill((-csize) as u8);
+            };
+            if n == neblock {
+                dst.copy_from_slice(stream);
             } else {
-                let n = csize as usize;
-                let Some(stream) = src.get(pos..pos + n) else {
-                    bail!(
-                        Corrupt,
-                        ID,
-                        "blosc2 stream at {pos} passes the end of the chunk"
-                    );
-                };
-                if n == neblock {
-                    dst.copy_from_slice(stream);
-                } else {
-                    decode_stream(ID, fmt, stream, dst)?;
-                }
-                pos += n;
+                decode_stream(ID, fmt, stream, dst)?;
             }
+            pos += n;
         }
-        for i in (0..6).rev() {
-            let (x, y) = (&mut a[..bsize], &mut b[..bsize]);
-            match filters[i] {
-                SHUFFLE => {
-                    let group = if meta[i] == 0 {
-                        typesize
-                    } else {
-                        usize::from(meta[i])
-                    };
-                    if group > 1 {
-                        super::shuffle::unshuffle(x, y, group);
-                        std::mem::swap(&mut a, &mut b);
-                    }
-                }
-                BITSHUFFLE => {
-                    unbitshuffle(x, y, typesize);
-                    std::mem::swap(&mut a, &mut b);
-                }
-                DELTA => undelta(x, (j > 0).then(|| &out[..blocksize]), typesize),
-                // Truncating precision is not undone.
-                _ => {}
-            }
-        }
-        let at = j * blocksize;
-        out[at..at + bsize].copy_from_slice(&a[..bsize]);
     }
     Ok(())
 }
@@ -568,9 +618,8 @@ fn nd_meta(frame: &[u8], header_len: usize) -> Result<Option<&[u8]>> {
 }
 
 /// Decode a Blosc2 frame as the plugin does into `out`, at most `limit` bytes: a B2ND
-/// array in C order, or else the frame's first chunk.
-pub(super) fn decode_frame(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<()> {
-    out.clear();
+/// array in C order, or else the frame's first chunk. Returns the decoded size.
+pub(super) fn decode_frame(input: &[u8], out: Out<'_>, limit: usize) -> Result<usize> {
     ensure!(
         input.len() >= FRAME_HEADER_MINLEN
             && input[0] & 0xf0 == 0x90
@@ -633,7 +682,7 @@ pub(super) fn decode_frame(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Res
     let mut index = Vec::new();
     if declared > 0 {
         let bound = declared.min(limit.saturating_add(1)).saturating_mul(8);
-        decode_chunk(&frame[data_end..], &mut index, bound)?;
+        decode_chunk(&frame[data_end..], Out::Vec(&mut index), bound)?;
         ensure!(
             index.len() % 8 == 0 && (declared == usize::MAX || index.len() == declared * 8),
             Corrupt,
@@ -646,7 +695,7 @@ pub(super) fn decode_frame(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Res
         .chunks_exact(8)
         .map(|c| i64::from_le_bytes(c.try_into().unwrap_or_default()))
         .collect();
-    let chunk = |i: usize, out: &mut Vec<u8>, limit: usize| -> Result<()> {
+    let chunk = |i: usize, out: Out<'_>, limit: usize| -> Result<usize> {
         let off = offsets[i];
         if off < 0 {
             let kind = (off as u64 >> 56) & 0x7;
@@ -663,10 +712,11 @@ pub(super) fn decode_frame(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Res
                 ID,
                 "blosc2 chunk of {n} bytes, more than {limit}"
             );
-            out.clear();
-            out.resize(n, 0);
+            let Some(out) = out.sized(n) else {
+                return Ok(n);
+            };
             match kind {
-                1 | 4 => {}
+                1 | 4 => out.fill(0),
                 2 => {
                     let nan: &[u8] = match typesize {
                         4 => &f32::NAN.to_le_bytes(),
@@ -679,7 +729,7 @@ pub(super) fn decode_frame(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Res
                 }
                 k => bail!(Corrupt, ID, "blosc2 special chunk kind {k}"),
             }
-            return Ok(());
+            return Ok(n);
         }
         let at = (off as usize).checked_add(header_len);
         let Some(data) = at.and_then(|a| frame.get(a..data_end)) else {
@@ -692,10 +742,11 @@ pub(super) fn decode_frame(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Res
         decode_chunk(data, out, limit)
     };
     let Some(meta) = nd_meta(frame, header_len)? else {
-        if !offsets.is_empty() {
-            chunk(0, out, limit)?;
+        if offsets.is_empty() {
+            out.sized(0);
+            return Ok(0);
         }
-        return Ok(());
+        return chunk(0, out, limit);
     };
     let nd = parse_nd(meta)?;
     ensure!(typesize > 0, Corrupt, ID, "blosc2 type size 0");
@@ -707,9 +758,11 @@ pub(super) fn decode_frame(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Res
     let Some(total) = total else {
         bail!(LimitExceeded, ID, "b2nd array larger than {limit} bytes");
     };
-    out.resize(total, 0);
+    let Some(out) = out.sized(total) else {
+        return Ok(total);
+    };
     if total == 0 {
-        return Ok(());
+        return Ok(0);
     }
     let ndim = nd.shape.len();
     let grid: Vec<usize> = (0..ndim)
@@ -743,7 +796,7 @@ pub(super) fn decode_frame(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Res
     let mut buf = Vec::new();
     let last = ndim - 1;
     for c in 0..nchunks {
-        chunk(c, &mut buf, ext_bytes)?;
+        chunk(c, Out::Vec(&mut buf), ext_bytes)?;
         ensure!(
             buf.len() == ext_bytes,
             Corrupt,
@@ -783,7 +836,7 @@ pub(super) fn decode_frame(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Res
             }
         }
     }
-    Ok(())
+    Ok(total)
 }
 
 /// The C-order coordinates of linear index `i` in a grid of `dims`.
@@ -1078,8 +1131,17 @@ impl FilterCodec for Blosc2 {
         out: &mut Vec<u8>,
         ctx: &DecodeContext,
     ) -> Result<Step> {
-        decode_frame(input, out, ctx.limit)?;
+        decode_frame(input, Out::Vec(out), ctx.limit)?;
         Ok(Step::Replaced)
+    }
+    fn decode_into(
+        &self,
+        _: &Filter,
+        input: &[u8],
+        out: &mut [u8],
+        ctx: &DecodeContext,
+    ) -> Result<Option<usize>> {
+        decode_frame(input, Out::Slice(out), ctx.limit).map(Some)
     }
     fn encode(&self, f: &Filter, input: &[u8], out: &mut Vec<u8>) -> Result<Step> {
         let p = params(&f.client_data)?;
@@ -1097,7 +1159,7 @@ mod tests {
         let mut frame = Vec::new();
         encode_frame(&p, data, &mut frame).unwrap();
         let mut back = Vec::new();
-        decode_frame(&frame, &mut back, data.len()).unwrap();
+        decode_frame(&frame, Out::Vec(&mut back), data.len()).unwrap();
         assert_eq!(back, data, "{cd:?}");
     }
 
@@ -1133,10 +1195,10 @@ mod tests {
         let p = params(&[1, 0, 4, 0, 5, 1, 1]).unwrap();
         let mut frame = Vec::new();
         encode_frame(&p, &[7; 4000], &mut frame).unwrap();
-        let e = decode_frame(&frame, &mut Vec::new(), 100).unwrap_err();
+        let e = decode_frame(&frame, Out::Vec(&mut Vec::new()), 100).unwrap_err();
         assert_eq!(e.kind(), super::super::ErrorKind::LimitExceeded);
         for cut in [0, 10, 90, 100, frame.len() - 1] {
-            assert!(decode_frame(&frame[..cut], &mut Vec::new(), 4000).is_err());
+            assert!(decode_frame(&frame[..cut], Out::Vec(&mut Vec::new()), 4000).is_err());
         }
     }
 }

@@ -801,3 +801,59 @@ fn inflating_into_a_slice_checks_its_room() {
     assert_eq!(deflate::inflate_into(&s, &mut exact).unwrap(), data.len());
     assert_eq!(exact, data);
 }
+
+/// Blosc, Blosc2 and Bitshuffle decode straight into the caller's buffer: every option,
+/// several types and sizes (a partial last block, a tail of fewer than 8 elements), the
+/// buffer's old contents overwritten, the same bytes as through a buffer of their own; a
+/// buffer of another size is refused.
+#[cfg(all(feature = "bitshuffle", feature = "blosc", feature = "blosc2"))]
+#[test]
+fn block_codecs_decode_into_the_callers_buffer() {
+    use h5_types::H5Type;
+    let mut filters = vec![
+        Filter::bitshuffle(BitshuffleCompression::None),
+        Filter::bitshuffle(BitshuffleCompression::Lz4),
+        Filter::bitshuffle(BitshuffleCompression::Zstd(3)),
+        Filter::new(FilterId::BITSHUFFLE, vec![16, 2]),
+    ];
+    for codec in [BloscCodec::BloscLz, BloscCodec::Lz4, BloscCodec::Zstd] {
+        for shuffle in [BloscShuffle::None, BloscShuffle::Byte, BloscShuffle::Bit] {
+            filters.push(Filter::blosc(codec, 5, shuffle));
+        }
+        for b2 in [
+            Blosc2Filter::None,
+            Blosc2Filter::Shuffle,
+            Blosc2Filter::Bitshuffle,
+            Blosc2Filter::Delta,
+        ] {
+            filters.push(Filter::blosc2(codec, 5, b2));
+        }
+    }
+    let reg = FilterRegistry::builtin();
+    let pool = BufferPool::new(4);
+    let types = [u8::h5_type(), i16::h5_type(), f64::h5_type()];
+    for fl in &filters {
+        for dt in &types {
+            for n in [1usize, 13, 4099, 70_001] {
+                let local = set_local(fl, dt, &[n as u64], FillValue::Default).unwrap();
+                let bytes = n * dt.size();
+                let plain: Vec<u8> = (0..bytes).map(|i| ((i / 5) % 23 + i % 3) as u8).collect();
+                let info = ChunkInfo::new(bytes);
+                let pipeline = std::slice::from_ref(&local);
+                let (stored, m) = reg.encode_chunk(pipeline, 0, plain.clone(), &info).unwrap();
+                let want = reg
+                    .decode_chunk(pipeline, m, stored.clone(), &info)
+                    .unwrap();
+                assert!(want == plain, "{local:?} {dt} {n}");
+                let mut out = vec![0xAAu8; bytes];
+                reg.decode_chunk_into(pipeline, m, stored.clone(), &info, &pool, &mut out)
+                    .unwrap_or_else(|e| panic!("{local:?} {dt} {n}: {e}"));
+                assert!(out == plain, "{local:?} {dt} {n}");
+                let mut short = vec![0u8; bytes - 1];
+                assert!(reg
+                    .decode_chunk_into(pipeline, m, stored, &info, &pool, &mut short)
+                    .is_err());
+            }
+        }
+    }
+}
