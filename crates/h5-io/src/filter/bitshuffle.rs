@@ -122,22 +122,26 @@ fn transpose8_x8(a: &mut [u64; 8]) {
 /// step works on the 8 matrices lane by lane, so it compiles to vector instructions (two
 /// words at a time with SSE2) where one matrix at a time spills its words to the stack.
 fn transpose_bytes_x8(m: &mut [[u64; 8]; 8]) {
-    for (b, mask) in [
-        (4, 0x0000_0000_FFFF_FFFF_u64),
-        (2, 0x0000_FFFF_0000_FFFF),
-        (1, 0x00FF_00FF_00FF_00FF),
-    ] {
+    /// One round: rows `i` and `i + b` of each pair swap their blocks of `b` bytes.
+    #[inline(always)]
+    fn round(m: &mut [[u64; 8]; 8], pairs: [usize; 4], b: usize, mask: u64) {
         let shift = 8 * b as u32;
-        for i in (0..8).filter(|i| i & b == 0) {
-            let (lo, hi) = m.split_at_mut(i + b);
-            let (a, c) = (&mut lo[i], &mut hi[0]);
-            for (x, y) in a.iter_mut().zip(c.iter_mut()) {
-                let t = ((*x >> shift) ^ *y) & mask;
-                *x ^= t << shift;
-                *y ^= t;
+        for i in pairs {
+            let (x, y) = (m[i], m[i + b]);
+            let mut nx = [0u64; 8];
+            let mut ny = [0u64; 8];
+            for l in 0..8 {
+                let t = ((x[l] >> shift) ^ y[l]) & mask;
+                nx[l] = x[l] ^ (t << shift);
+                ny[l] = y[l] ^ t;
             }
+            m[i] = nx;
+            m[i + b] = ny;
         }
     }
+    round(m, [0, 1, 2, 3], 4, 0x0000_0000_FFFF_FFFF);
+    round(m, [0, 1, 4, 5], 2, 0x0000_FFFF_0000_FFFF);
+    round(m, [0, 2, 4, 6], 1, 0x00FF_00FF_00FF_00FF);
 }
 
 /// The inverse of [`shuffle_bits`]. 64 elements and 8 byte positions at a time: the 8

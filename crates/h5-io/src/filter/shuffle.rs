@@ -64,6 +64,11 @@ pub(super) fn encode(cd: &[u32], input: &[u8], out: &mut Vec<u8>) -> Result<Step
 pub(super) fn shuffle(src: &[u8], dst: &mut [u8], size: usize) {
     let n = src.len() / size;
     let body = n * size;
+    if n == 0 {
+        // No whole element (planes of no bytes).
+        dst.copy_from_slice(src);
+        return;
+    }
     match size {
         2 => shuffle_fixed::<2>(&src[..body], &mut dst[..body]),
         4 => shuffle_fixed::<4>(&src[..body], &mut dst[..body]),
@@ -84,6 +89,11 @@ pub(super) fn shuffle(src: &[u8], dst: &mut [u8], size: usize) {
 pub(super) fn unshuffle(src: &[u8], dst: &mut [u8], size: usize) {
     let n = src.len() / size;
     let body = n * size;
+    if n == 0 {
+        // No whole element (planes of no bytes).
+        dst.copy_from_slice(src);
+        return;
+    }
     match size {
         2 => unshuffle_fixed::<2>(&src[..body], &mut dst[..body]),
         4 => unshuffle_fixed::<4>(&src[..body], &mut dst[..body]),
@@ -258,5 +268,38 @@ impl FilterCodec for Shuffle {
     }
     fn encode(&self, f: &Filter, input: &[u8], out: &mut Vec<u8>) -> Result<Step> {
         encode(&f.client_data, input, out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every element size, and lengths around the fast paths' block sizes (16 and 32
+    /// elements) with tails of whole elements and of stray bytes.
+    #[test]
+    fn shuffle_and_unshuffle_match_their_definition() {
+        for size in 1..=20usize {
+            for n in [
+                0usize, 1, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 257,
+            ] {
+                for extra in [0, size / 2] {
+                    let len = n * size + extra;
+                    let src: Vec<u8> = (0..len).map(|i| (i * 131 + 7) as u8).collect();
+                    let mut want = src.clone();
+                    for i in 0..n {
+                        for j in 0..size {
+                            want[j * n + i] = src[i * size + j];
+                        }
+                    }
+                    let mut got = vec![0xAAu8; len];
+                    shuffle(&src, &mut got, size);
+                    assert_eq!(got, want, "size {size}, {n} elements, {extra} more");
+                    let mut back = vec![0x55u8; len];
+                    unshuffle(&got, &mut back, size);
+                    assert_eq!(back, src, "size {size}, {n} elements, {extra} more");
+                }
+            }
+        }
     }
 }
