@@ -176,7 +176,11 @@ impl<'a> Cursor<'a> {
         // The common widths as fixed-size loads (no variable-length copy).
         match n {
             8 => return self.read_array::<8>().map(u64::from_le_bytes),
-            4 => return self.read_array::<4>().map(|b| u64::from(u32::from_le_bytes(b))),
+            4 => {
+                return self
+                    .read_array::<4>()
+                    .map(|b| u64::from(u32::from_le_bytes(b)))
+            }
             _ => {}
         }
         let s = self.read_bytes(n)?;
