@@ -112,11 +112,13 @@ impl<'a> Cursor<'a> {
     }
 
     /// Skip `n` bytes.
+    #[inline]
     pub fn skip(&mut self, n: usize) -> Result<()> {
         self.read_bytes(n).map(|_| ())
     }
 
     /// Read `n` bytes.
+    #[inline]
     pub fn read_bytes(&mut self, n: usize) -> Result<&'a [u8]> {
         if n > self.remaining() {
             return Err(self.error(
@@ -130,6 +132,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// Read a fixed-size array.
+    #[inline]
     pub fn read_array<const N: usize>(&mut self) -> Result<[u8; N]> {
         let s = self.read_bytes(N)?;
         let mut a = [0u8; N];
@@ -138,32 +141,47 @@ impl<'a> Cursor<'a> {
     }
 
     /// Read one byte.
+    #[inline]
     pub fn read_u8(&mut self) -> Result<u8> {
         Ok(self.read_array::<1>()?[0])
     }
 
     /// Read a little-endian u16.
+    #[inline]
     pub fn read_u16(&mut self) -> Result<u16> {
         Ok(u16::from_le_bytes(self.read_array()?))
     }
 
     /// Read a little-endian u32.
+    #[inline]
     pub fn read_u32(&mut self) -> Result<u32> {
         Ok(u32::from_le_bytes(self.read_array()?))
     }
 
     /// Read a little-endian u64.
+    #[inline]
     pub fn read_u64(&mut self) -> Result<u64> {
         Ok(u64::from_le_bytes(self.read_array()?))
     }
 
     /// Read a little-endian unsigned integer of `n` bytes (0 ..= 8).
+    #[inline]
     pub fn read_uint(&mut self, n: usize) -> Result<u64> {
         if n > 8 {
             return Err(self.error(
                 ErrorKind::InvalidValue,
                 format!("integer field of {n} bytes is wider than 8"),
             ));
+        }
+        // The common widths as fixed-size loads (no variable-length copy).
+        match n {
+            8 => return self.read_array::<8>().map(u64::from_le_bytes),
+            4 => {
+                return self
+                    .read_array::<4>()
+                    .map(|b| u64::from(u32::from_le_bytes(b)))
+            }
+            _ => {}
         }
         let s = self.read_bytes(n)?;
         let mut v = [0u8; 8];
@@ -172,6 +190,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// Read an address of "Size of Offsets" bytes; all bits set is [`Addr::UNDEF`].
+    #[inline]
     pub fn read_addr(&mut self) -> Result<Addr> {
         let n = self.sizes.offset as usize;
         let v = self.read_uint(n)?;
@@ -183,6 +202,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// Read a length of "Size of Lengths" bytes.
+    #[inline]
     pub fn read_len(&mut self) -> Result<u64> {
         self.read_uint(self.sizes.length as usize)
     }
@@ -245,6 +265,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// A sub-cursor over the next `n` bytes (and skip them here).
+    #[inline]
     pub fn sub(&mut self, n: usize) -> Result<Cursor<'a>> {
         let base = self.offset();
         let data = self.read_bytes(n)?;

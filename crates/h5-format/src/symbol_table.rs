@@ -59,6 +59,9 @@ impl SymbolTableEntry {
 
     /// Parse one entry.
     pub fn parse(c: &mut Cursor<'_>) -> Result<SymbolTableEntry> {
+        if c.sizes().offset == 8 {
+            return Self::parse_8(c);
+        }
         let outer = c.structure();
         c.set_structure(ENTRY);
         let link_name_offset = c.read_uint(c.sizes().offset as usize)?;
@@ -86,6 +89,49 @@ impl SymbolTableEntry {
         Ok(SymbolTableEntry {
             link_name_offset,
             object_header,
+            cache,
+        })
+    }
+
+    /// [`SymbolTableEntry::parse`] with 8-byte offsets (nearly every file): the 40 bytes
+    /// taken at once and decoded at fixed positions.
+    fn parse_8(c: &mut Cursor<'_>) -> Result<SymbolTableEntry> {
+        let outer = c.structure();
+        c.set_structure(ENTRY);
+        let b: [u8; 40] = c.read_array()?;
+        if !outer.is_empty() {
+            c.set_structure(outer);
+        }
+        let u64_at = |i: usize| {
+            let mut v = [0u8; 8];
+            v.copy_from_slice(&b[i..i + 8]);
+            u64::from_le_bytes(v)
+        };
+        let addr_at = |i: usize| match u64_at(i) {
+            u64::MAX => Addr::UNDEF,
+            v => Addr(v),
+        };
+        let cache = match u32::from_le_bytes([b[16], b[17], b[18], b[19]]) {
+            0 => CachedInfo::None,
+            1 => CachedInfo::Group {
+                btree: addr_at(24),
+                heap: addr_at(32),
+            },
+            2 => CachedInfo::SymbolicLink {
+                link_value_offset: u32::from_le_bytes([b[24], b[25], b[26], b[27]]),
+            },
+            t => {
+                let mut scratch = [0u8; 16];
+                scratch.copy_from_slice(&b[24..40]);
+                CachedInfo::Unknown {
+                    cache_type: t,
+                    scratch,
+                }
+            }
+        };
+        Ok(SymbolTableEntry {
+            link_name_offset: u64_at(0),
+            object_header: addr_at(8),
             cache,
         })
     }
@@ -137,6 +183,14 @@ impl SymbolTableNode {
 
     /// Parse a node.
     pub fn parse(c: &mut Cursor<'_>) -> Result<SymbolTableNode> {
+        let mut entries = Vec::new();
+        SymbolTableNode::parse_entries(c, &mut entries)?;
+        Ok(SymbolTableNode { entries })
+    }
+
+    /// Parse a node, appending its entries to `out` (a listing gathers many nodes' entries
+    /// in one vector); returns how many. On an error `out` may hold some of them.
+    pub fn parse_entries(c: &mut Cursor<'_>, out: &mut Vec<SymbolTableEntry>) -> Result<usize> {
         c.set_structure(STRUCTURE);
         let at = c.offset();
         c.expect_signature(&SIGNATURE)?;
@@ -158,11 +212,11 @@ impl SymbolTableNode {
             limits::MAX_BTREE_ENTRIES as u64,
             "number of symbols",
         )?;
-        let mut entries = Vec::with_capacity(n);
+        out.reserve(n);
         for _ in 0..n {
-            entries.push(SymbolTableEntry::parse(c)?);
+            out.push(SymbolTableEntry::parse(c)?);
         }
-        Ok(SymbolTableNode { entries })
+        Ok(n)
     }
 
     /// Encode the node with room for `2 * leaf_k` entries (more if it holds more).

@@ -393,15 +393,24 @@ impl Dataset {
         // element of all blocks, whichever block finds its loss first.
         // `zeroed`: `bytes` holds zeros (a fresh vector), the background of members the
         // file lacks, so no block needs clearing first.
+        // The blocks' input buffers: one per worker thread, for the whole read.
+        let threads = rayon::current_num_threads().max(1);
+        let buffers: Vec<std::sync::Mutex<Vec<u8>>> = (0..threads)
+            .map(|_| std::sync::Mutex::new(Vec::new()))
+            .collect();
         let convert_range = |bytes: &mut [u8], first: usize, zeroed: bool| -> Result<()> {
             let lowest_loss = std::sync::Mutex::new(None::<h5_types::Error>);
             // One task per block (the pool balances them across busy cores), each read
             // into its worker's buffer (a block of records, cache-sized: L2 holds it while
-            // its members are gathered) and converted from there into its place.
+            // its members are gathered) and converted from there into its place. The
+            // buffers are one per worker thread for the whole read (`try_for_each_init`
+            // would make one per split of the work: a fresh, zeroed block each time).
             bytes
                 .par_chunks_mut(block * tsize)
                 .enumerate()
-                .try_for_each_init(Vec::new, |input, (k, out)| -> Result<()> {
+                .try_for_each(|(k, out)| -> Result<()> {
+                    let slot = rayon::current_thread_index().unwrap_or(0) % threads;
+                    let mut input = buffers[slot].lock().unwrap_or_else(|p| p.into_inner());
                     let len = out.len() / tsize;
                     let at = first + k * block;
                     // A strict read that lost a value before this block fails with it.

@@ -225,7 +225,10 @@ impl Group {
     /// index).
     pub fn links(&self) -> Result<Vec<Link>> {
         let mut v = link::links(&self.loc.file, &self.obj).map_err(|e| e.at(&self.loc.path))?;
-        v.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
+        // A symbol table lists in name order already.
+        if !v.is_sorted_by(|a, b| a.name.as_bytes() <= b.name.as_bytes()) {
+            v.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
+        }
         Ok(v)
     }
 

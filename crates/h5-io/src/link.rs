@@ -66,7 +66,11 @@ pub enum LinkStorage {
 }
 
 fn lossy(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+    // Valid UTF-8 (nearly every name) is checked and copied; the rest replaced.
+    match std::str::from_utf8(b) {
+        Ok(s) => s.to_owned(),
+        Err(_) => String::from_utf8_lossy(b).into_owned(),
+    }
 }
 
 fn from_format(l: h5_format::message::link::Link) -> Link {
@@ -297,13 +301,15 @@ fn dense_lookup(file: &File, heap: Addr, index: Addr, name: &str) -> Result<Opti
     })
 }
 
-/// The links of a symbol-table group: walk the v1 B-tree (each node once), read every symbol
-/// table node, and name the entries from the local heap.
+/// The links of a symbol-table group: walk the v1 B-tree (each node once) to gather the
+/// addresses of every symbol table node, read those nodes ([`read_snods`]: nearby ones
+/// together, whichever leaves they hang from), and name the entries from the local heap, in
+/// the B-tree's order.
 pub fn symbol_table_links(file: &File, btree: Addr, heap: Addr) -> Result<Vec<Link>> {
     let (seg, at) = heap_segment(file, heap)?;
     let segc = file.raw().cursor(&seg, at);
-    let mut out = Vec::new();
     let mut seen = HashSet::new();
+    let mut snods: Vec<Addr> = Vec::new();
     let mut stack = vec![(btree, None::<u8>)];
     while let Some((addr, expect_level)) = stack.pop() {
         ensure!(
@@ -313,7 +319,7 @@ pub fn symbol_table_links(file: &File, btree: Addr, heap: Addr) -> Result<Vec<Li
             addr.0
         );
         ensure!(
-            seen.len() <= 1 << 20,
+            seen.len() + snods.len() <= 1 << 20,
             LimitExceeded,
             "group B-tree with more than 2^20 nodes"
         );
@@ -334,19 +340,7 @@ pub fn symbol_table_links(file: &File, btree: Addr, heap: Addr) -> Result<Vec<Li
             );
         }
         if node.level == 0 {
-            for &snod in &node.children {
-                ensure!(
-                    seen.insert(snod.0 ^ (1 << 63)),
-                    Format,
-                    "symbol table node at {:#x} referenced twice",
-                    snod.0
-                );
-            }
-            for snod in read_snods(file, &node.children)? {
-                for e in snod.entries {
-                    out.push(entry_link(&segc, &e)?);
-                }
-            }
+            snods.extend_from_slice(&node.children);
         } else {
             // Push in reverse so children are visited left to right.
             for &c in node.children.iter().rev() {
@@ -354,7 +348,7 @@ pub fn symbol_table_links(file: &File, btree: Addr, heap: Addr) -> Result<Vec<Li
             }
         }
     }
-    Ok(out)
+    read_snods(file, &segc, &snods)
 }
 
 fn entry_link(segc: &Cursor, e: &SymbolTableEntry) -> Result<Link> {
@@ -386,37 +380,52 @@ fn read_snod(file: &File, addr: Addr) -> Result<SymbolTableNode> {
 /// Symbol table nodes apart by no more than this are fetched in one read (the object
 /// headers a writer puts between them are read and dropped: cheaper than a request each).
 const SNOD_MERGE_GAP: u64 = 16 << 10;
-/// The largest read that fetches several symbol table nodes.
+/// The largest read that fetches several symbol table nodes from storage that is not local.
 const SNOD_MERGE_SPAN: u64 = 512 << 10;
-/// The most bytes one batch of those reads holds at once (a leaf's children are fetched in
+/// The largest such read from local storage: the reads land in one reused buffer, which
+/// stays this small (in cache, few pages touched); a request more costs little there.
+const SNOD_MERGE_SPAN_LOCAL: u64 = 64 << 10;
+/// The most bytes one batch of those reads holds at once (a group's nodes are fetched in
 /// as many batches as this needs, whatever the file claims of their number and size).
 const SNOD_BATCH_BYTES: u64 = 8 * SNOD_MERGE_SPAN;
 
-/// The symbol table nodes at `addrs` (one B-tree leaf's children), in that order: nodes
-/// near each other are fetched together, all in one batch of reads, each read spanning
-/// nodes at most [`SNOD_MERGE_GAP`] apart and at most [`SNOD_MERGE_SPAN`] bytes. A node that
-/// does not fit its allocated size, or whose read fails, is read on its own
-/// ([`read_snod`], which reports the failure).
-fn read_snods(file: &File, addrs: &[Addr]) -> Result<Vec<SymbolTableNode>> {
+/// The links of the symbol table nodes at `addrs` (a group's, in B-tree order), named from
+/// the heap segment `segc`, in that order. Nodes near each other are fetched together,
+/// whichever B-tree leaves they hang from: each read spans nodes at most [`SNOD_MERGE_GAP`]
+/// apart and at most [`SNOD_MERGE_SPAN`] bytes ([`SNOD_MERGE_SPAN_LOCAL`] into one reused
+/// buffer from local storage), in batches of reads of at most [`SNOD_BATCH_BYTES`] from other
+/// storage. A node that does not fit its allocated size, or whose read fails, is read on its
+/// own ([`read_snod`], which reports the failure). A node named twice is an error.
+fn read_snods(file: &File, segc: &Cursor, addrs: &[Addr]) -> Result<Vec<Link>> {
     let raw = file.raw();
+    let local = raw.source().is_local();
+    let span = if local {
+        SNOD_MERGE_SPAN_LOCAL
+    } else {
+        SNOD_MERGE_SPAN
+    };
     let entry = SymbolTableEntry::encoded_size(raw.sizes()) as u64;
     let guess = 8 + 2 * u64::from(group_k(file).0) * entry;
     let mut order: Vec<usize> = (0..addrs.len()).collect();
-    order.sort_by_key(|&i| addrs[i].0);
+    order.sort_unstable_by_key(|&i| (addrs[i].0, i));
+    if let Some(w) = order.windows(2).find(|w| addrs[w[0]] == addrs[w[1]]) {
+        bail!(
+            Format,
+            "symbol table node at {:#x} referenced twice",
+            addrs[w[0]].0
+        );
+    }
     // Windows of sorted nodes: (start, end, positions in `order`).
     let mut windows: Vec<(u64, u64, std::ops::Range<usize>)> = Vec::new();
     for (k, &i) in order.iter().enumerate() {
         let a = addrs[i].0;
         // A node larger than a merged read is left to `read_snod`.
-        let end = a
-            .saturating_add(guess.min(SNOD_MERGE_SPAN))
-            .min(raw.end())
-            .max(a);
+        let end = a.saturating_add(guess.min(span)).min(raw.end()).max(a);
         match windows.last_mut() {
             Some((start, wend, r))
                 if a >= *start
                     && a.saturating_sub(*wend) <= SNOD_MERGE_GAP
-                    && end.saturating_sub(*start) <= SNOD_MERGE_SPAN =>
+                    && end.saturating_sub(*start) <= span =>
             {
                 *wend = (*wend).max(end);
                 r.end = k + 1;
@@ -424,45 +433,82 @@ fn read_snods(file: &File, addrs: &[Addr]) -> Result<Vec<SymbolTableNode>> {
             _ => windows.push((a, end, k..k + 1)),
         }
     }
-    let mut nodes: Vec<Option<SymbolTableNode>> = addrs.iter().map(|_| None).collect();
-    let mut batches: Vec<&[(u64, u64, std::ops::Range<usize>)]> = Vec::new();
-    let (mut first, mut held) = (0, 0u64);
-    for (k, (s, e, _)) in windows.iter().enumerate() {
-        if k > first && held + (e - s) > SNOD_BATCH_BYTES {
-            batches.push(&windows[first..k]);
-            (first, held) = (k, 0);
+    // The links in the address order of their nodes; `spans[i]`: node `addrs[i]`'s.
+    let mut links = Links {
+        segc,
+        links: Vec::new(),
+        spans: vec![None; addrs.len()],
+        entries: Vec::new(),
+    };
+    if local {
+        let mut buf = Vec::new();
+        for (s, e, r) in &windows {
+            // At most SNOD_MERGE_SPAN_LOCAL bytes; zeroed only where the buffer grows.
+            let n = (e - s) as usize;
+            buf.resize(buf.len().max(n), 0);
+            let bytes = &mut buf[..n];
+            if raw.read_into(Addr(*s), bytes).is_ok() {
+                links.parse_window(raw, entry, addrs, &order[r.clone()], *s, bytes)?;
+            }
         }
-        held += e - s;
+    } else {
+        let mut batches: Vec<&[(u64, u64, std::ops::Range<usize>)]> = Vec::new();
+        let (mut first, mut held) = (0, 0u64);
+        for (k, (s, e, _)) in windows.iter().enumerate() {
+            if k > first && held + (e - s) > SNOD_BATCH_BYTES {
+                batches.push(&windows[first..k]);
+                (first, held) = (k, 0);
+            }
+            held += e - s;
+        }
+        batches.push(&windows[first..]);
+        for batch in batches {
+            let requests: Vec<(Addr, u64)> =
+                batch.iter().map(|(s, e, _)| (Addr(*s), e - s)).collect();
+            for ((s, _, r), fetched) in batch.iter().zip(raw.read_batch(&requests)) {
+                if let Ok(bytes) = fetched {
+                    links.parse_window(raw, entry, addrs, &order[r.clone()], *s, &bytes)?;
+                }
+            }
+        }
     }
-    batches.push(&windows[first..]);
-    for batch in batches {
-        let requests: Vec<(Addr, u64)> = batch.iter().map(|(s, e, _)| (Addr(*s), e - s)).collect();
-        read_snod_batch(raw, entry, addrs, &order, batch, &requests, &mut nodes);
+    for (i, &a) in addrs.iter().enumerate() {
+        if links.spans[i].is_none() {
+            let first = links.links.len();
+            for e in &read_snod(file, a)?.entries {
+                links.links.push(entry_link(segc, e)?);
+            }
+            links.spans[i] = Some(first..links.links.len());
+        }
     }
-    addrs
-        .iter()
-        .zip(nodes)
-        .map(|(&a, n)| match n {
-            Some(n) => Ok(n),
-            None => read_snod(file, a),
-        })
-        .collect()
+    Ok(links.into_btree_order())
 }
 
-/// One batch of [`read_snods`]' reads: the nodes each fetched window holds wholly, parsed
-/// into `nodes` (the rest stay `None`).
-fn read_snod_batch(
-    raw: &crate::raw::RawFile,
-    entry: u64,
-    addrs: &[Addr],
-    order: &[usize],
-    windows: &[(u64, u64, std::ops::Range<usize>)],
-    requests: &[(Addr, u64)],
-    nodes: &mut [Option<SymbolTableNode>],
-) {
-    for ((start, _, r), fetched) in windows.iter().zip(raw.read_batch(requests)) {
-        let Ok(bytes) = fetched else { continue };
-        for &i in &order[r.clone()] {
+/// What [`read_snods`] gathers: links in the address order of their nodes.
+struct Links<'s, 'a> {
+    segc: &'s Cursor<'a>,
+    links: Vec<Link>,
+    /// Per node (in B-tree order), where its links lie in `links`, once read.
+    spans: Vec<Option<std::ops::Range<usize>>>,
+    /// One node's entries (a reused buffer).
+    entries: Vec<SymbolTableEntry>,
+}
+
+impl Links<'_, '_> {
+    /// The nodes (`which`, positions in `addrs`) that one fetched window (`bytes` from
+    /// address `start`) holds wholly: their links appended, their spans set. A node that
+    /// does not parse is left unset, for [`read_snod`] to report; a name that is not in the
+    /// heap is an error.
+    fn parse_window(
+        &mut self,
+        raw: &crate::raw::RawFile,
+        entry: u64,
+        addrs: &[Addr],
+        which: &[usize],
+        start: u64,
+        bytes: &[u8],
+    ) -> Result<()> {
+        for &i in which {
             let a = addrs[i];
             let Some(b) = usize::try_from(a.0 - start)
                 .ok()
@@ -474,10 +520,45 @@ fn read_snod_batch(
                 Some(h) => 8 + u64::from(u16::from_le_bytes([h[0], h[1]])) * entry,
                 None => continue,
             };
-            if let Some(b) = usize::try_from(need).ok().and_then(|n| b.get(..n)) {
-                nodes[i] = SymbolTableNode::parse(&mut raw.cursor(b, a)).ok();
+            let Some(b) = usize::try_from(need).ok().and_then(|n| b.get(..n)) else {
+                continue;
+            };
+            self.entries.clear();
+            if SymbolTableNode::parse_entries(&mut raw.cursor(b, a), &mut self.entries).is_ok() {
+                let first = self.links.len();
+                for e in &self.entries {
+                    self.links.push(entry_link(self.segc, e)?);
+                }
+                self.spans[i] = Some(first..self.links.len());
             }
         }
+        Ok(())
+    }
+
+    /// The links in the B-tree order of their nodes: each moved to its place in one pass
+    /// (a permutation applied in place by its cycles).
+    fn into_btree_order(self) -> Vec<Link> {
+        let Links {
+            mut links, spans, ..
+        } = self;
+        // dest[p]: where the link now at `p` goes (the spans partition `links`).
+        let mut dest = vec![0usize; links.len()];
+        let mut at = 0;
+        for r in spans.into_iter().flatten() {
+            let n = r.len();
+            for (k, p) in r.enumerate() {
+                dest[p] = at + k;
+            }
+            at += n;
+        }
+        for i in 0..links.len() {
+            while dest[i] != i {
+                let j = dest[i];
+                links.swap(i, j);
+                dest.swap(i, j);
+            }
+        }
+        links
     }
 }
 
