@@ -37,7 +37,8 @@ pub(super) fn compress_block(input: &[u8]) -> Vec<u8> {
     lz4_flex::block::compress(input)
 }
 
-fn decode(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<()> {
+/// The chunk's header: its uncompressed size (at most `limit`) and block size.
+fn header(input: &[u8], limit: usize) -> Result<(usize, usize)> {
     ensure!(input.len() >= 12, Corrupt, ID, "lz4 header is truncated");
     let mut head = [0u8; 8];
     head.copy_from_slice(&input[..8]);
@@ -49,20 +50,22 @@ fn decode(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<()> {
         "lz4 chunk declares {orig} bytes, more than {limit}"
     );
     let orig = orig as usize;
-    let mut block = be32(input, 8).unwrap_or(0) as usize;
-    block = block.min(orig);
+    let block = (be32(input, 8).unwrap_or(0) as usize).min(orig);
     ensure!(
         block > 0 || orig == 0,
         Corrupt,
         ID,
         "lz4 block size 0 for {orig} bytes"
     );
-    out.clear();
-    out.resize(orig, 0);
+    Ok((orig, block))
+}
+
+/// Decode the blocks after the header into `out` (the uncompressed size), `block` bytes
+/// each but the last.
+fn decode_blocks(input: &[u8], block: usize, out: &mut [u8]) -> Result<()> {
     let mut pos = 12;
-    let mut done = 0;
-    while done < orig {
-        let n = block.min(orig - done);
+    for dst in out.chunks_mut(block.max(1)) {
+        let n = dst.len();
         let Some(stored) = be32(input, pos) else {
             bail!(Corrupt, ID, "lz4 block header at {pos} is truncated");
         };
@@ -71,16 +74,30 @@ fn decode(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<()> {
         let Some(src) = input.get(pos..pos.saturating_add(stored)) else {
             bail!(Corrupt, ID, "lz4 block at {pos} passes the end of the data");
         };
-        let dst = &mut out[done..done + n];
         if stored == n {
             dst.copy_from_slice(src);
         } else {
             decompress_block(ID, src, dst)?;
         }
         pos += stored;
-        done += n;
     }
     Ok(())
+}
+
+fn decode(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<()> {
+    let (orig, block) = header(input, limit)?;
+    out.clear();
+    out.resize(orig, 0);
+    decode_blocks(input, block, out)
+}
+
+/// [`decode`] straight into `out`, the caller's memory for the whole chunk: a chunk that
+/// declares more than `out` holds is an error; one that declares less is decoded into the
+/// start of `out`, its size returned for the pipeline to reject.
+fn decode_into(input: &[u8], out: &mut [u8]) -> Result<usize> {
+    let (orig, block) = header(input, out.len())?;
+    decode_blocks(input, block, &mut out[..orig])?;
+    Ok(orig)
 }
 
 fn encode(cd: &[u32], input: &[u8], out: &mut Vec<u8>) -> Result<()> {
@@ -134,6 +151,15 @@ impl FilterCodec for Lz4 {
     ) -> Result<Step> {
         decode(input, out, ctx.limit)?;
         Ok(Step::Replaced)
+    }
+    fn decode_into(
+        &self,
+        _: &Filter,
+        input: &[u8],
+        out: &mut [u8],
+        _: &DecodeContext,
+    ) -> Result<Option<usize>> {
+        decode_into(input, out).map(Some)
     }
     fn encode(&self, f: &Filter, input: &[u8], out: &mut Vec<u8>) -> Result<Step> {
         encode(&f.client_data, input, out)?;

@@ -715,7 +715,21 @@ fn decoding_into_the_callers_buffer_agrees_with_decoding_through_one() {
         vec![f(FilterId::SHUFFLE, &[4]), Filter::lzf()],
         vec![],
     ];
-    for filters in &pipelines {
+    // The plugin codecs that decode into the caller's buffer too.
+    #[allow(unused_mut)]
+    let mut plugins: Vec<Vec<Filter>> = Vec::new();
+    #[cfg(feature = "lz4")]
+    plugins.extend([
+        vec![Filter::lz4()],
+        vec![Filter::new(FilterId::LZ4, vec![1000])],
+        vec![f(FilterId::SHUFFLE, &[4]), Filter::lz4()],
+    ]);
+    #[cfg(feature = "zstd")]
+    plugins.extend([
+        vec![Filter::zstd(3)],
+        vec![f(FilterId::SHUFFLE, &[4]), Filter::zstd(1)],
+    ]);
+    for filters in pipelines.iter().chain(&plugins) {
         // Every filter mask: skipped filters are skipped on both paths.
         for mask in 0..(1u32 << filters.len()) {
             let (stored, m) = reg
@@ -735,7 +749,7 @@ fn decoding_into_the_callers_buffer_agrees_with_decoding_through_one() {
         }
     }
     // A chunk that decodes short, or long, is an error on both paths.
-    for filters in &pipelines[..4] {
+    for filters in pipelines[..4].iter().chain(&plugins) {
         for len in [data.len() - 8, data.len() + 8] {
             let other = ChunkInfo::new(len);
             let mut d = data.clone();

@@ -7,7 +7,11 @@
 //! does not fix them). As the plugin's `ZSTD_compress` does, frames carry the content size
 //! (the plugin's decoder sizes its output by it) and no checksum.
 
-use rusty_zstd::{CompressOptions, DecompressOptions};
+use std::cell::RefCell;
+
+use rusty_zstd::CompressOptions;
+use structured_zstd::decoding::errors::FrameDecoderError;
+use structured_zstd::decoding::{ContentChecksum, FrameDecoder};
 
 use super::{bail, ensure, DecodeContext, Filter, FilterCodec, FilterId, Result, Step};
 
@@ -15,6 +19,43 @@ const ID: FilterId = FilterId::ZSTD;
 
 /// The level the plugin uses for 0 or no client data (`ZSTD_CLEVEL_DEFAULT`).
 pub(super) const DEFAULT_LEVEL: i32 = rusty_zstd::DEFAULT_CLEVEL;
+
+thread_local! {
+    /// Each thread's decoder, kept from one chunk to the next (its tables and scratch
+    /// are allocated once).
+    static DECODER: RefCell<Option<FrameDecoder>> = const { RefCell::new(None) };
+}
+
+fn new_decoder() -> FrameDecoder {
+    let mut d = FrameDecoder::new();
+    // Frames that carry a content checksum have it checked (the plugin's frames carry none).
+    d.set_content_checksum(ContentChecksum::Verify);
+    d
+}
+
+/// Decode the frames of `input` into the start of `out`, returning the bytes written;
+/// output that does not fit in `out` is [`ErrorKind::LimitExceeded`](super::ErrorKind).
+/// The decoder writes into `out` only: no buffer of the frames' declared or window size
+/// is allocated.
+fn decode_slice(id: FilterId, input: &[u8], out: &mut [u8]) -> Result<usize> {
+    let mut run = |d: &mut FrameDecoder| d.decode_all(input, out);
+    let got = DECODER.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut slot) => run(slot.get_or_insert_with(new_decoder)),
+        // Not reached (nothing decodes Zstandard inside a decode), but a fresh decoder is
+        // always right.
+        Err(_) => run(&mut new_decoder()),
+    });
+    match got {
+        Ok(n) => Ok(n),
+        Err(FrameDecoderError::TargetTooSmall) => bail!(
+            LimitExceeded,
+            id,
+            "decompressed data exceeds {} bytes",
+            out.len()
+        ),
+        Err(e) => bail!(Corrupt, id, "zstd: {e}"),
+    }
+}
 
 /// Decode the frames of `input` into `out` (cleared first), failing past `limit` bytes.
 pub(super) fn decompress(
@@ -24,39 +65,51 @@ pub(super) fn decompress(
     limit: usize,
 ) -> Result<()> {
     out.clear();
-    // The decoder checks each frame's declared size and each block against the bound
-    // before it grows `out` (by at most one block past a lying frame's size).
-    match rusty_zstd::decompress_into_with_limit(out, input, DecompressOptions::default(), limit) {
-        Ok(_) => Ok(()),
-        Err(rusty_zstd::Error::ContentSizeTooLarge) => {
-            out.clear();
-            bail!(LimitExceeded, id, "decompressed data exceeds {limit} bytes")
+    // Sized by the first frame's declared content size when it has one within the limit
+    // (the plugin's one frame per chunk), else by the limit.
+    let declared = rusty_zstd::content_size(input)
+        .ok()
+        .flatten()
+        .and_then(|n| usize::try_from(n).ok())
+        .filter(|&n| n <= limit);
+    out.resize(declared.unwrap_or(limit), 0);
+    let mut got = decode_slice(id, input, out);
+    if let (Err(e), true) = (&got, out.len() < limit) {
+        if e.kind() == super::ErrorKind::LimitExceeded {
+            // Several frames: the first one's size was not all of it.
+            out.resize(limit, 0);
+            got = decode_slice(id, input, out);
+        }
+    }
+    match got {
+        Ok(n) => {
+            out.truncate(n);
+            Ok(())
         }
         Err(e) => {
             out.clear();
-            bail!(Corrupt, id, "zstd: {e}")
+            Err(e)
         }
     }
 }
 
-/// Decode the frames of `input` into exactly `out` (the size the caller knows), using
-/// `scratch` for the decoder's output.
+/// Decode the frames of `input` into exactly `out` (the size the caller knows). The
+/// decoder writes into `out` itself; `_scratch` is not used.
 pub(super) fn decompress_exact(
     id: FilterId,
     input: &[u8],
     out: &mut [u8],
-    scratch: &mut Vec<u8>,
+    _scratch: &mut Vec<u8>,
 ) -> Result<()> {
-    decompress(id, input, scratch, out.len())?;
-    ensure!(
-        scratch.len() == out.len(),
-        Corrupt,
-        id,
-        "zstd data decodes to {} bytes, expected {}",
-        scratch.len(),
-        out.len()
-    );
-    out.copy_from_slice(scratch);
+    let n = decode_slice(id, input, out)?;
+    if n != out.len() {
+        bail!(
+            Corrupt,
+            id,
+            "zstd data decodes to {n} bytes, expected {}",
+            out.len()
+        );
+    }
     Ok(())
 }
 
@@ -105,6 +158,15 @@ impl FilterCodec for Zstd {
     ) -> Result<Step> {
         decompress(ID, input, out, ctx.limit)?;
         Ok(Step::Replaced)
+    }
+    fn decode_into(
+        &self,
+        _: &Filter,
+        input: &[u8],
+        out: &mut [u8],
+        _: &DecodeContext,
+    ) -> Result<Option<usize>> {
+        decode_slice(ID, input, out).map(Some)
     }
     fn encode(&self, f: &Filter, input: &[u8], out: &mut Vec<u8>) -> Result<Step> {
         if let Some(&level) = f.client_data.first() {
