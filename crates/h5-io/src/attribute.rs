@@ -10,7 +10,7 @@ use h5_types::{Datatype, H5Type};
 use crate::error::{ensure, Error, ErrorKind, Result};
 use crate::file::File;
 use crate::group::Location;
-use crate::object::resolve_shared;
+use crate::object::{resolve_shared, Object};
 use crate::reader::Conversion;
 use crate::selection::Dataspace;
 
@@ -149,26 +149,31 @@ fn build(file: &File, path: &str, m: &AttrMessage, order: Option<u64>) -> Result
 /// Every attribute message of the object at `loc` (compact and dense), unsorted.
 fn raw_attributes(loc: &Location) -> Result<Vec<(AttrMessage, Option<u64>)>> {
     let obj = loc.object()?;
-    let file = &loc.file;
     let mut out = Vec::new();
-    for (i, (k, m)) in obj.messages.iter().enumerate() {
-        if *k != MessageType::ATTRIBUTE {
-            continue;
-        }
-        match m {
-            Ok(Message::Attribute(a)) => out.push((
-                a.clone(),
-                obj.creation_orders.get(i).copied().flatten().map(u64::from),
-            )),
+    for (a, order) in obj.attribute_entries() {
+        match a.decoded() {
+            Ok(Message::Attribute(a)) => out.push((a.clone(), order.map(u64::from))),
             Ok(_) => {}
-            Err(e) => {
-                return Err(Error::new(
-                    ErrorKind::Format,
-                    format!("attribute message: {e}"),
-                ))
-            }
+            Err(e) => return Err(attribute_message_error(e)),
         }
     }
+    dense_attributes(loc, &obj, &mut out)?;
+    Ok(out)
+}
+
+#[cold]
+fn attribute_message_error(e: &str) -> Error {
+    Error::new(ErrorKind::Format, format!("attribute message: {e}"))
+}
+
+/// The attribute messages of the object's dense storage (fractal heap and name index),
+/// appended to `out` in the index's order.
+fn dense_attributes(
+    loc: &Location,
+    obj: &Object,
+    out: &mut Vec<(AttrMessage, Option<u64>)>,
+) -> Result<()> {
+    let file = &loc.file;
     if let Some(Message::AttributeInfo(ai)) = obj.message(MessageType::ATTRIBUTE_INFO)? {
         if !ai.fractal_heap_address.is_undef() && !ai.name_btree_address.is_undef() {
             for r in file.v2_records(ai.name_btree_address)? {
@@ -199,7 +204,7 @@ fn raw_attributes(loc: &Location) -> Result<Vec<(AttrMessage, Option<u64>)>> {
             }
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Every attribute of the object at `loc`, in name order.
@@ -242,14 +247,34 @@ pub fn attribute_names(loc: &Location) -> Result<Vec<String>> {
     Ok(v)
 }
 
-/// The attribute `name` of the object at `loc`.
+/// The attribute `name` of the object at `loc`. The header's attribute messages are looked
+/// through by name, and only the one found is decoded (as the reference library's
+/// `H5O__attr_open_by_name` stops at it); a message whose name cannot be read is decoded,
+/// and its error returned. Dense storage is looked through when the header holds none of
+/// that name.
 pub fn attribute(loc: &Location, name: &str) -> Result<Attribute> {
-    let all = raw_attributes(loc).map_err(|e| e.at(&loc.path))?;
-    let (m, o) = all
-        .iter()
-        .find(|(m, _)| m.name == name.as_bytes())
-        .ok_or_else(|| {
-            Error::new(ErrorKind::NotFound, format!("no attribute {name:?}")).at(&loc.path)
-        })?;
-    build(&loc.file, &loc.path, m, *o).map_err(|e| e.at(&loc.path))
+    let f = || -> Result<Attribute> {
+        let obj = loc.object()?;
+        for (a, order) in obj.attribute_entries() {
+            match a.name() {
+                Some(n) if n != name.as_bytes() => continue,
+                _ => {}
+            }
+            match a.decoded() {
+                Ok(Message::Attribute(m)) if m.name == name.as_bytes() => {
+                    return build(&loc.file, &loc.path, m, order.map(u64::from));
+                }
+                Ok(_) => {}
+                Err(e) => return Err(attribute_message_error(e)),
+            }
+        }
+        let mut dense = Vec::new();
+        dense_attributes(loc, &obj, &mut dense)?;
+        let (m, o) = dense
+            .iter()
+            .find(|(m, _)| m.name == name.as_bytes())
+            .ok_or_else(|| Error::new(ErrorKind::NotFound, format!("no attribute {name:?}")))?;
+        build(&loc.file, &loc.path, m, *o)
+    };
+    f().map_err(|e| e.at(&loc.path))
 }

@@ -6,7 +6,7 @@
 //! collections, fractal heap headers) are behind `RwLock`s held only to look up or insert a
 //! decoded value, never during I/O.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
@@ -98,18 +98,22 @@ impl OpenOptions {
     }
 }
 
+/// How many bytes the open reads at the superblock (and keeps, to serve the reads that
+/// fall in them).
+const HEAD: u64 = 4096;
+
 /// Most entries a cache holds before it is emptied (bounds memory on huge files).
 const CACHE_CAP: usize = 1 << 14;
 
 #[derive(Debug)]
 struct Cache<V> {
-    map: RwLock<HashMap<u64, V>>,
+    map: RwLock<BTreeMap<u64, V>>,
 }
 
 impl<V: Clone> Cache<V> {
     fn new() -> Self {
         Cache {
-            map: RwLock::new(HashMap::new()),
+            map: RwLock::new(BTreeMap::new()),
         }
     }
 
@@ -285,20 +289,37 @@ impl File {
         options: OpenOptions,
     ) -> Result<File> {
         let len = source.len()?;
+        let sig_err = |off: u64, e: std::io::Error| {
+            h5_format::Error::new(
+                h5_format::ErrorKind::UnexpectedEof,
+                "superblock",
+                off,
+                e.to_string(),
+            )
+        };
+        // The first 4 KiB in one read: the signature where it usually is (offset 0) and the
+        // superblock after it, often the root group's header too.
+        let first = match len {
+            0 => Vec::new(),
+            _ => source
+                .read_vec(0, HEAD.min(len) as usize)
+                .map_err(|e| sig_err(0, e))?,
+        };
         let at = superblock::find_signature(len, |off, n| {
             let n = n.min(len.saturating_sub(off) as usize);
-            source.read_vec(off, n).map_err(|e| {
-                h5_format::Error::new(
-                    h5_format::ErrorKind::UnexpectedEof,
-                    "superblock",
-                    off,
-                    e.to_string(),
-                )
-            })
+            let held = usize::try_from(off)
+                .ok()
+                .and_then(|o| first.get(o..o.checked_add(n)?));
+            match held {
+                Some(b) => Ok(b.to_vec()),
+                None => source.read_vec(off, n).map_err(|e| sig_err(off, e)),
+            }
         })?
         .ok_or_else(|| Error::new(ErrorKind::Format, "not an HDF5 file (no format signature)"))?;
-        let n = 4096.min(len - at) as usize;
-        let head = source.read_vec(at, n)?;
+        let head = match at {
+            0 => first,
+            _ => source.read_vec(at, HEAD.min(len - at) as usize)?,
+        };
         let sb = Superblock::parse(&mut Cursor::new(&head, at, Sizes::DEFAULT))?;
         // The base address is absolute; a superblock after a user block normally has it equal
         // to the signature's position. Some writers store 0 there: the signature wins then.
@@ -337,6 +358,11 @@ impl File {
             }
         }
         let mut raw = RawFile::new(source.clone(), base, sb.sizes, path.clone())?;
+        // The bytes read so far serve the reads that fall in them, unless a SWMR writer may
+        // change them under this reader.
+        if !options.swmr {
+            raw = raw.with_head(at, Arc::from(head));
+        }
         let extension = match sb.extension_address.get() {
             Some(_) if sb.version >= 2 => {
                 let h = object::read_header(&raw, sb.extension_address)?;

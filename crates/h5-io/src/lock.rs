@@ -28,7 +28,7 @@
 //! lock (the reference library shares one open file between the handles of a process too),
 //! held until the last handle lets go of it.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
@@ -86,9 +86,10 @@ struct Held {
 
 type Key = (u64, u64);
 
-fn table() -> &'static Mutex<HashMap<Key, Held>> {
-    static T: OnceLock<Mutex<HashMap<Key, Held>>> = OnceLock::new();
-    T.get_or_init(|| Mutex::new(HashMap::new()))
+// A B-tree: no hasher to seed (a `HashMap` asks the system for random keys at its first use).
+fn table() -> &'static Mutex<BTreeMap<Key, Held>> {
+    static T: OnceLock<Mutex<BTreeMap<Key, Held>>> = OnceLock::new();
+    T.get_or_init(|| Mutex::new(BTreeMap::new()))
 }
 
 /// One handle's share of a file's lock; the lock is released when the last share of the
@@ -124,77 +125,121 @@ impl FileLock {
 
     /// [`FileLock::acquire`] in the given mode.
     pub fn acquire_with(path: &Path, access: Access, mode: Locking) -> Result<FileLock> {
-        let none = FileLock {
-            key: None,
-            path: path.to_path_buf(),
-        };
         if mode == Locking::Off {
-            return Ok(none);
+            return Ok(Self::none(path));
         }
         #[cfg(unix)]
         {
-            use nix::errno::Errno;
-            use nix::fcntl::{Flock, FlockArg};
-            use std::os::unix::fs::MetadataExt;
-            let file = h5_format::storage::FileStorage::open_for_lock(path).map_err(|e| {
+            let opening = |e| {
                 Error::with_source(ErrorKind::Io, format!("opening {}", path.display()), e)
-            })?;
-            let meta = file.metadata().map_err(|e| {
-                Error::with_source(ErrorKind::Io, format!("opening {}", path.display()), e)
-            })?;
-            let key = (meta.dev(), meta.ino());
-            let arg = |a: Access| match a {
-                Access::Read => FlockArg::LockSharedNonblock,
-                Access::Write => FlockArg::LockExclusiveNonblock,
             };
-            // The reference library ignores `ENOSYS` alone (what `flock` says on a file
-            // system mounted without lock support).
-            let unsupported = |e: Errno| mode == Locking::BestEffort && e == Errno::ENOSYS;
-            let mut t = table()
-                .lock()
-                .map_err(|_| in_use(path, access, "poisoned"))?;
-            if let Some(h) = t.get_mut(&key) {
-                // Another handle of this process holds it: a writer after readers takes the
-                // exclusive lock over the shared one (kept until the last handle goes).
-                if access > h.access {
-                    if let Some(l) = &h.lock {
-                        match l.relock(arg(access)) {
-                            Ok(()) => {}
-                            Err(e) if unsupported(e) => {}
-                            Err(e) => return Err(in_use(path, access, e.desc())),
-                        }
-                    }
-                    h.access = access;
-                }
-                h.handles += 1;
-                return Ok(FileLock {
-                    key: Some(key),
-                    path: path.to_path_buf(),
-                });
-            }
-            let lock = match Flock::lock(file, arg(access)) {
-                Ok(l) => Some(l),
-                Err((_, e)) if unsupported(e) => None,
-                Err((_, e)) => return Err(in_use(path, access, e.desc())),
-            };
-            t.insert(
-                key,
-                Held {
-                    lock,
-                    access,
-                    handles: 1,
-                },
-            );
-            Ok(FileLock {
-                key: Some(key),
-                path: path.to_path_buf(),
-            })
+            let file = h5_format::storage::FileStorage::open_for_lock(path).map_err(opening)?;
+            let meta = file.metadata().map_err(opening)?;
+            Self::lock(path, access, mode, &meta, || Ok(file))
         }
         #[cfg(not(unix))]
         {
             let _ = access;
-            Ok(none)
+            Ok(Self::none(path))
         }
+    }
+
+    /// [`FileLock::acquire`] for the file at `path` that the caller has open already
+    /// (`file`, whose metadata is `meta`): the lock is held on a duplicate of its handle (the
+    /// same open file, so the path is not opened again), taken only when no other handle of
+    /// this process holds the file's lock.
+    pub fn acquire_open(
+        file: &std::fs::File,
+        meta: &std::fs::Metadata,
+        path: &Path,
+        access: Access,
+    ) -> Result<FileLock> {
+        let mode = Locking::from_env();
+        if mode == Locking::Off {
+            return Ok(Self::none(path));
+        }
+        #[cfg(unix)]
+        {
+            Self::lock(path, access, mode, meta, || {
+                file.try_clone().map_err(|e| {
+                    Error::with_source(ErrorKind::Io, format!("opening {}", path.display()), e)
+                })
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = (file, meta, access);
+            Ok(Self::none(path))
+        }
+    }
+
+    fn none(path: &Path) -> FileLock {
+        FileLock {
+            key: None,
+            path: path.to_path_buf(),
+        }
+    }
+
+    /// Take (or share) the lock of the file whose metadata is `meta`; `handle` gives the
+    /// open file to hold the lock on when this process holds none of it yet.
+    #[cfg(unix)]
+    fn lock(
+        path: &Path,
+        access: Access,
+        mode: Locking,
+        meta: &std::fs::Metadata,
+        handle: impl FnOnce() -> Result<std::fs::File>,
+    ) -> Result<FileLock> {
+        use nix::errno::Errno;
+        use nix::fcntl::{Flock, FlockArg};
+        use std::os::unix::fs::MetadataExt;
+        let key = (meta.dev(), meta.ino());
+        let arg = |a: Access| match a {
+            Access::Read => FlockArg::LockSharedNonblock,
+            Access::Write => FlockArg::LockExclusiveNonblock,
+        };
+        // The reference library ignores `ENOSYS` alone (what `flock` says on a file
+        // system mounted without lock support).
+        let unsupported = |e: Errno| mode == Locking::BestEffort && e == Errno::ENOSYS;
+        let mut t = table()
+            .lock()
+            .map_err(|_| in_use(path, access, "poisoned"))?;
+        if let Some(h) = t.get_mut(&key) {
+            // Another handle of this process holds it: a writer after readers takes the
+            // exclusive lock over the shared one (kept until the last handle goes).
+            if access > h.access {
+                if let Some(l) = &h.lock {
+                    match l.relock(arg(access)) {
+                        Ok(()) => {}
+                        Err(e) if unsupported(e) => {}
+                        Err(e) => return Err(in_use(path, access, e.desc())),
+                    }
+                }
+                h.access = access;
+            }
+            h.handles += 1;
+            return Ok(FileLock {
+                key: Some(key),
+                path: path.to_path_buf(),
+            });
+        }
+        let lock = match Flock::lock(handle()?, arg(access)) {
+            Ok(l) => Some(l),
+            Err((_, e)) if unsupported(e) => None,
+            Err((_, e)) => return Err(in_use(path, access, e.desc())),
+        };
+        t.insert(
+            key,
+            Held {
+                lock,
+                access,
+                handles: 1,
+            },
+        );
+        Ok(FileLock {
+            key: Some(key),
+            path: path.to_path_buf(),
+        })
     }
 
     /// Give up this handle's share of the lock now (a SWMR writer unlocks its file so that

@@ -4,20 +4,26 @@
 
 use h5_format::message::shared::{SharedLocation, SharedMessage};
 use h5_format::message::{Message, MessageFlags, MessageType};
-use h5_format::object_header::{ObjectHeader, OHDR};
-use h5_format::{limits, Addr, Cursor};
+use h5_format::object_header::{ObjectHeader, RawMessage, OHDR};
+use h5_format::{limits, Addr, Cursor, Sizes};
+use std::sync::OnceLock;
 
 use crate::error::{bail, ensure, Error, ErrorKind, Result};
 use crate::file::File;
 use crate::raw::RawFile;
+
+/// How many bytes the first read of an object header asks for: the prefix and, for most
+/// headers, all of chunk 0 (one read where two would be needed).
+const HEADER_FIRST_READ: u64 = 512;
 
 /// How deep shared messages may point to further shared messages.
 const MAX_SHARED_DEPTH: usize = 8;
 
 /// Read and parse the object header at `addr`, with its continuation chunks.
 pub fn read_header(raw: &RawFile, addr: Addr) -> Result<ObjectHeader> {
-    // Chunk 0's size is in the prefix: read the prefix, then exactly the header's chunk 0.
-    let head = raw.read_up_to(addr, 64)?;
+    // Chunk 0's size is in the prefix: read enough for the prefix and most headers' chunk 0
+    // at once, then the rest of a larger chunk 0.
+    let mut head = raw.read_up_to(addr, HEADER_FIRST_READ)?;
     let total = if head.starts_with(&OHDR) {
         let flags = *head.get(5).unwrap_or(&0);
         let mut at = 6usize;
@@ -46,7 +52,13 @@ pub fn read_header(raw: &RawFile, addr: Addr) -> Result<ObjectHeader> {
         }
         16 + u64::from(u32::from_le_bytes(b))
     };
-    let bytes = raw.read_up_to(addr, total)?;
+    let bytes = if total <= head.len() as u64 || (head.len() as u64) < HEADER_FIRST_READ {
+        // All of chunk 0 is in the first read (or the file ends inside it).
+        head.truncate(total.min(head.len() as u64) as usize);
+        head
+    } else {
+        raw.read_up_to(addr, total)?
+    };
     let mut c = raw.cursor(&bytes, addr);
     let h = ObjectHeader::parse(&mut c, |a, len| {
         raw.read(a, len).map_err(|e| {
@@ -110,87 +122,151 @@ pub enum ObjectKind {
     Unknown,
 }
 
-/// A decoded object header.
+/// One message of an object header (not NIL, not a continuation), decoded at its first
+/// use: a header of many attributes costs only the messages that are asked for.
+#[derive(Debug)]
+struct Entry {
+    kind: MessageType,
+    /// Where the message is in the header: chunk and index in the chunk.
+    chunk: u32,
+    index: u32,
+    creation_order: Option<u16>,
+    decoded: OnceLock<std::result::Result<Message, String>>,
+}
+
+/// A loaded object header. Messages are decoded when first asked for (shared ones,
+/// resolved through the file, at load), and each decoding is kept; a message that failed
+/// to decode keeps its error.
 #[derive(Debug)]
 pub struct Object {
     /// The header's address.
     pub addr: Addr,
     /// The header as parsed.
     pub header: ObjectHeader,
-    /// Every message but NIL and continuation ones, in order, decoded (shared ones resolved).
-    /// A message that failed to decode keeps its error.
-    pub messages: Vec<(MessageType, std::result::Result<Message, String>)>,
-    /// The creation order of each message of `messages` (when the header tracks it).
-    pub creation_orders: Vec<Option<u16>>,
+    sizes: Sizes,
+    entries: Vec<Entry>,
+}
+
+/// Decode a message that is not shared (a shared one is resolved at load), checking its
+/// datatypes as the reference library does.
+fn decode_unshared(m: &RawMessage, sizes: Sizes) -> std::result::Result<Message, String> {
+    let msg = m.decode(sizes).map_err(|e| e.to_string())?;
+    check_types(&msg)?;
+    Ok(msg)
 }
 
 impl Object {
-    /// Load and decode the header at `addr`.
+    /// Load the header at `addr`; its messages are decoded when first used.
     pub fn load(file: &File, addr: Addr) -> Result<Object> {
         let header = read_header(file.raw(), addr)?;
         let sizes = file.sizes();
-        let mut messages = Vec::new();
-        let mut creation_orders = Vec::new();
+        let mut entries = Vec::new();
         let v1 = header.version() == 1;
-        for m in header.messages() {
-            if m.kind == MessageType::NIL || m.kind == MessageType::CONTINUATION {
-                continue;
-            }
-            // What the reference library refuses while loading a header
-            // (`H5O__chunk_deserialize`).
-            ensure!(
-                !(v1 && m.kind == MessageType::REFCOUNT),
-                Format,
-                "object header at {:#x}: a version 1 header cannot hold a reference count message",
-                addr.0
-            );
-            if m.flags.has(MessageFlags::FAIL_IF_UNKNOWN_ALWAYS) && !known_message(m.kind) {
-                bail!(
+        for (ci, chunk) in header.chunks.iter().enumerate() {
+            for (mi, m) in chunk.messages.iter().enumerate() {
+                if m.kind == MessageType::NIL || m.kind == MessageType::CONTINUATION {
+                    continue;
+                }
+                // What the reference library refuses while loading a header
+                // (`H5O__chunk_deserialize`).
+                ensure!(
+                    !(v1 && m.kind == MessageType::REFCOUNT),
                     Format,
-                    "object header at {:#x}: unknown message type {} with the 'fail if unknown' flag",
-                    addr.0,
-                    m.kind
+                    "object header at {:#x}: a version 1 header cannot hold a reference count message",
+                    addr.0
                 );
-            }
-            let decoded = m
-                .decode(sizes)
-                .map_err(|e| e.to_string())
-                .and_then(|msg| match msg {
-                    Message::Shared { kind, shared } => {
-                        resolve_shared(file, kind, &shared, 0).map_err(|e| e.to_string())
-                    }
-                    other => Ok(other),
-                })
-                .and_then(|msg| {
-                    check_types(&msg)?;
-                    Ok(msg)
+                if m.flags.has(MessageFlags::FAIL_IF_UNKNOWN_ALWAYS) && !known_message(m.kind) {
+                    bail!(
+                        Format,
+                        "object header at {:#x}: unknown message type {} with the 'fail if unknown' flag",
+                        addr.0,
+                        m.kind
+                    );
+                }
+                let (chunk, index) = match (u32::try_from(ci), u32::try_from(mi)) {
+                    (Ok(c), Ok(i)) => (c, i),
+                    _ => bail!(
+                        LimitExceeded,
+                        "object header at {:#x}: too many messages",
+                        addr.0
+                    ),
+                };
+                let decoded = OnceLock::new();
+                // A shared message is resolved now: its decoding needs the file.
+                if m.flags.has(MessageFlags::SHARED) {
+                    let msg = m
+                        .decode(sizes)
+                        .map_err(|e| e.to_string())
+                        .and_then(|msg| match msg {
+                            Message::Shared { kind, shared } => {
+                                resolve_shared(file, kind, &shared, 0).map_err(|e| e.to_string())
+                            }
+                            other => Ok(other),
+                        })
+                        .and_then(|msg| {
+                            check_types(&msg)?;
+                            Ok(msg)
+                        });
+                    let _ = decoded.set(msg);
+                }
+                entries.push(Entry {
+                    kind: m.kind,
+                    chunk,
+                    index,
+                    creation_order: m.creation_order,
+                    decoded,
                 });
-            messages.push((m.kind, decoded));
-            creation_orders.push(m.creation_order);
+            }
         }
         Ok(Object {
             addr,
             header,
-            messages,
-            creation_orders,
+            sizes,
+            entries,
         })
+    }
+
+    fn raw<'a>(&'a self, e: &Entry) -> Option<&'a RawMessage> {
+        self.header
+            .chunks
+            .get(e.chunk as usize)?
+            .messages
+            .get(e.index as usize)
+    }
+
+    fn decoded<'a>(&'a self, e: &'a Entry) -> &'a std::result::Result<Message, String> {
+        e.decoded.get_or_init(|| match self.raw(e) {
+            Some(m) => decode_unshared(m, self.sizes),
+            None => Err("the message is not in its header".into()),
+        })
+    }
+
+    /// Every message but NIL and continuation ones, in order, decoded (shared ones
+    /// resolved); a message that failed to decode gives its error.
+    pub fn messages(
+        &self,
+    ) -> impl Iterator<Item = (MessageType, &std::result::Result<Message, String>)> {
+        self.entries.iter().map(|e| (e.kind, self.decoded(e)))
+    }
+
+    /// The number of messages of type `kind` (none is decoded).
+    pub fn count(&self, kind: MessageType) -> usize {
+        self.entries.iter().filter(|e| e.kind == kind).count()
     }
 
     /// The first message of type `kind`: `Ok(None)` when there is none, an error when it
     /// did not decode.
     pub fn message(&self, kind: MessageType) -> Result<Option<&Message>> {
-        for (k, m) in &self.messages {
-            if *k == kind {
-                return match m {
-                    Ok(m) => Ok(Some(m)),
-                    Err(e) => Err(Error::new(
-                        ErrorKind::Format,
-                        format!("{kind} message: {e}"),
-                    )),
-                };
-            }
+        let Some(e) = self.entries.iter().find(|e| e.kind == kind) else {
+            return Ok(None);
+        };
+        match self.decoded(e) {
+            Ok(m) => Ok(Some(m)),
+            Err(e) => Err(Error::new(
+                ErrorKind::Format,
+                format!("{kind} message: {e}"),
+            )),
         }
-        Ok(None)
     }
 
     /// Every decoded message of type `kind` (errors included).
@@ -198,15 +274,28 @@ impl Object {
         &self,
         kind: MessageType,
     ) -> impl Iterator<Item = &std::result::Result<Message, String>> {
-        self.messages
+        self.entries
             .iter()
-            .filter(move |(k, _)| *k == kind)
-            .map(|(_, m)| m)
+            .filter(move |e| e.kind == kind)
+            .map(|e| self.decoded(e))
+    }
+
+    /// The attribute messages stored in the header, in order, each with its creation order
+    /// (when the header tracks it) and a look at its name that decodes nothing else: the
+    /// name when it can be read without decoding the message, `None` for a shared message
+    /// or one whose start does not parse (decode it to know).
+    pub(crate) fn attribute_entries(
+        &self,
+    ) -> impl Iterator<Item = (AttributeEntry<'_>, Option<u16>)> {
+        self.entries
+            .iter()
+            .filter(|e| e.kind == MessageType::ATTRIBUTE)
+            .map(move |e| (AttributeEntry { obj: self, e }, e.creation_order))
     }
 
     /// Whether there is a message of this type (decoded or not).
     pub fn has(&self, kind: MessageType) -> bool {
-        self.messages.iter().any(|(k, _)| *k == kind)
+        self.entries.iter().any(|e| e.kind == kind)
     }
 
     /// What the object is.
@@ -227,6 +316,35 @@ impl Object {
         } else {
             ObjectKind::Unknown
         }
+    }
+}
+
+/// One attribute message of an [`Object`], decoded when asked.
+pub(crate) struct AttributeEntry<'a> {
+    obj: &'a Object,
+    e: &'a Entry,
+}
+
+impl<'a> AttributeEntry<'a> {
+    /// The attribute's name, read from the message's start alone (nothing else decoded);
+    /// `None` when the message is shared or its start does not parse.
+    pub(crate) fn name(&self) -> Option<&'a [u8]> {
+        match self.e.decoded.get() {
+            Some(Ok(Message::Attribute(a))) => Some(&a.name),
+            Some(_) => None,
+            None => {
+                let m = self.obj.raw(self.e)?;
+                if m.flags.has(MessageFlags::SHARED) {
+                    return None;
+                }
+                h5_format::message::attribute::Attribute::peek_name(&m.data)
+            }
+        }
+    }
+
+    /// The message, decoded (kept for the next use).
+    pub(crate) fn decoded(&self) -> &'a std::result::Result<Message, String> {
+        self.obj.decoded(self.e)
     }
 }
 

@@ -356,7 +356,7 @@ pub fn object_stats(file: &File, addr: Addr) -> Result<ObjectStats> {
     let mut storage = IndexHeap::default();
     let mut attributes = IndexHeap::default();
     let mut num_attrs = 0u64;
-    for (_, m) in &obj.messages {
+    for (_, m) in obj.messages() {
         let Ok(m) = m else { continue };
         match m {
             Message::RefCount(r) => refcount = r.count,

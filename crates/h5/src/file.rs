@@ -175,6 +175,11 @@ impl File {
     /// library locks it (see `h5_io::lock`).
     pub fn open_with(path: impl AsRef<Path>, options: OpenOptions) -> Result<File> {
         let path = path.as_ref();
+        if options.resolver.is_none() {
+            if let Some(f) = Self::open_regular(path, &options)? {
+                return Ok(f);
+            }
+        }
         not_a_directory(path)?;
         let lock = match &options.resolver {
             None => lock_file(path, Access::Read)?,
@@ -189,6 +194,45 @@ impl File {
         let f = Self::read_only(reader, Some(path.to_path_buf()), options);
         *f.shared.lock.lock().map_err(poisoned)? = lock;
         Ok(f)
+    }
+
+    /// [`File::open_with`] of a regular file of the file system, opened once: the lock is
+    /// held on the same open file, and the length and the lock's identity come from one
+    /// look at its metadata. `None` when `path` does not open as a regular file (a missing
+    /// file, a family's pattern, a multi file's base name, a device): the general path then
+    /// says why or finds the file.
+    fn open_regular(path: &Path, options: &OpenOptions) -> Result<Option<File>> {
+        let Ok(file) = std::fs::File::open(path) else {
+            return Ok(None);
+        };
+        let Ok(meta) = file.metadata() else {
+            return Ok(None);
+        };
+        if meta.is_dir() {
+            return not_a_directory(path).map(|()| None);
+        }
+        if !meta.is_file() {
+            return Ok(None);
+        }
+        let lock = FileLock::acquire_open(&file, &meta, path, Access::Read)?;
+        let storage = h5_format::storage::FileStorage::from_file_with_len(file, meta.len());
+        let mut first: Option<Arc<dyn h5_format::storage::Storage>> = Some(Arc::new(storage));
+        // A SWMR reader's retries open the file again (it may have grown).
+        let mut open = || {
+            match first.take() {
+                Some(s) => h5_io::File::open_storage_at(s, path, options.clone()),
+                None => h5_io::File::open_with(path, options.clone()),
+            }
+            .map_err(Error::from)
+        };
+        let reader = if options.swmr {
+            with_retry(open, || Ok(()))?
+        } else {
+            open()?
+        };
+        let f = Self::read_only(reader, Some(path.to_path_buf()), options.clone());
+        *f.shared.lock.lock().map_err(poisoned)? = Some(lock);
+        Ok(Some(f))
     }
 
     /// Whether the file was opened for SWMR reading ([`OpenOptions::swmr`]).

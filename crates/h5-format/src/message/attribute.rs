@@ -130,6 +130,32 @@ impl Attribute {
         })
     }
 
+    /// The "Name" of the message whose body is `data`, without its NUL, read as
+    /// [`Attribute::parse`] reads it but decoding nothing after it (a look-up by name
+    /// decodes only the attribute it finds). `None` when the fields before the name or the
+    /// name itself would not parse.
+    pub fn peek_name(data: &[u8]) -> Option<&[u8]> {
+        let version = *data.first()?;
+        if !(1..=3).contains(&version) {
+            return None;
+        }
+        if version > 1 && data.get(1)? & !3 != 0 {
+            return None;
+        }
+        let name_size = usize::from(u16::from_le_bytes([*data.get(2)?, *data.get(3)?]));
+        let start: usize = if version >= 3 { 9 } else { 8 };
+        let field = if version == 1 {
+            align8(name_size)
+        } else {
+            name_size
+        };
+        // The name's field (padded in version 1) lies inside the message, as parsing checks.
+        data.get(start..start.checked_add(field)?)?;
+        let raw = data.get(start..start + name_size)?;
+        let end = raw.iter().position(|&b| b == 0)?;
+        Some(&raw[..end])
+    }
+
     /// Encode the message. Shared parts need version 2 or later, and a non-ASCII character
     /// set needs version 3; the version is raised when needed.
     pub fn encode(&self, w: &mut Writer) {

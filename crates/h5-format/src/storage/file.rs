@@ -68,6 +68,15 @@ impl FileStorage {
         })
     }
 
+    /// Wrap a file open for reading whose length the caller has just taken (its metadata:
+    /// no second system call to ask it).
+    pub fn from_file_with_len(file: fs::File, len: u64) -> Self {
+        FileStorage {
+            file,
+            fixed_len: Some(len),
+        }
+    }
+
     fn writable(&self) -> io::Result<()> {
         match self.fixed_len {
             Some(_) => Err(io::Error::new(
