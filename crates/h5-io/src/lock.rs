@@ -130,9 +130,8 @@ impl FileLock {
         }
         #[cfg(unix)]
         {
-            let opening = |e| {
-                Error::with_source(ErrorKind::Io, format!("opening {}", path.display()), e)
-            };
+            let opening =
+                |e| Error::with_source(ErrorKind::Io, format!("opening {}", path.display()), e);
             let file = h5_format::storage::FileStorage::open_for_lock(path).map_err(opening)?;
             let meta = file.metadata().map_err(opening)?;
             Self::lock(path, access, mode, &meta, || Ok(file))
