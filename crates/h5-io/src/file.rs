@@ -357,12 +357,10 @@ impl File {
                 }
             }
         }
+        // The head is not kept to serve later reads: a reader reads the file as it is when
+        // it reads (a plain reader sees a structure changed under it, and fails on it).
+        drop(head);
         let mut raw = RawFile::new(source.clone(), base, sb.sizes, path.clone())?;
-        // The bytes read so far serve the reads that fall in them, unless a SWMR writer may
-        // change them under this reader.
-        if !options.swmr {
-            raw = raw.with_head(at, Arc::from(head));
-        }
         let extension = match sb.extension_address.get() {
             Some(_) if sb.version >= 2 => {
                 let h = object::read_header(&raw, sb.extension_address)?;

@@ -157,14 +157,15 @@ pub trait FilterCodec: Send + Sync {
 /// writer: there is no global registry to change.
 #[derive(Clone)]
 pub struct FilterRegistry {
-    codecs: BTreeMap<FilterId, Arc<dyn FilterCodec>>,
+    /// Shared between clones (every open's options hold one) until one of them changes.
+    codecs: Arc<BTreeMap<FilterId, Arc<dyn FilterCodec>>>,
 }
 
 impl FilterRegistry {
     /// A registry with no codecs at all.
     pub fn empty() -> Self {
         FilterRegistry {
-            codecs: BTreeMap::new(),
+            codecs: Arc::new(BTreeMap::new()),
         }
     }
 
@@ -208,12 +209,12 @@ impl FilterRegistry {
 
     /// [`FilterRegistry::register`] for a codec already shared.
     pub fn register_arc(&mut self, codec: Arc<dyn FilterCodec>) -> Option<Arc<dyn FilterCodec>> {
-        self.codecs.insert(codec.id(), codec)
+        Arc::make_mut(&mut self.codecs).insert(codec.id(), codec)
     }
 
     /// Remove the codec of `id`.
     pub fn unregister(&mut self, id: FilterId) -> Option<Arc<dyn FilterCodec>> {
-        self.codecs.remove(&id)
+        Arc::make_mut(&mut self.codecs).remove(&id)
     }
 
     /// The codec of `id`, if registered.

@@ -131,7 +131,8 @@ struct Entry {
     chunk: u32,
     index: u32,
     creation_order: Option<u16>,
-    decoded: OnceLock<std::result::Result<Message, String>>,
+    /// Boxed: a header of many messages keeps a small vector (a `Message` is large).
+    decoded: OnceLock<Box<std::result::Result<Message, String>>>,
 }
 
 /// A loaded object header. Messages are decoded when first asked for (shared ones,
@@ -160,7 +161,7 @@ impl Object {
     pub fn load(file: &File, addr: Addr) -> Result<Object> {
         let header = read_header(file.raw(), addr)?;
         let sizes = file.sizes();
-        let mut entries = Vec::new();
+        let mut entries = Vec::with_capacity(header.chunks.iter().map(|c| c.messages.len()).sum());
         let v1 = header.version() == 1;
         for (ci, chunk) in header.chunks.iter().enumerate() {
             for (mi, m) in chunk.messages.iter().enumerate() {
@@ -207,7 +208,7 @@ impl Object {
                             check_types(&msg)?;
                             Ok(msg)
                         });
-                    let _ = decoded.set(msg);
+                    let _ = decoded.set(Box::new(msg));
                 }
                 entries.push(Entry {
                     kind: m.kind,
@@ -235,9 +236,11 @@ impl Object {
     }
 
     fn decoded<'a>(&'a self, e: &'a Entry) -> &'a std::result::Result<Message, String> {
-        e.decoded.get_or_init(|| match self.raw(e) {
-            Some(m) => decode_unshared(m, self.sizes),
-            None => Err("the message is not in its header".into()),
+        e.decoded.get_or_init(|| {
+            Box::new(match self.raw(e) {
+                Some(m) => decode_unshared(m, self.sizes),
+                None => Err("the message is not in its header".into()),
+            })
         })
     }
 
@@ -329,7 +332,7 @@ impl<'a> AttributeEntry<'a> {
     /// The attribute's name, read from the message's start alone (nothing else decoded);
     /// `None` when the message is shared or its start does not parse.
     pub(crate) fn name(&self) -> Option<&'a [u8]> {
-        match self.e.decoded.get() {
+        match self.e.decoded.get().map(|d| &**d) {
             Some(Ok(Message::Attribute(a))) => Some(&a.name),
             Some(_) => None,
             None => {
