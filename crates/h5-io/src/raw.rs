@@ -45,9 +45,6 @@ pub struct RawFile {
     sizes: Sizes,
     len: u64,
     path: Option<PathBuf>,
-    /// Bytes already read at open (the superblock's 4 KiB): their absolute position and
-    /// content. Reads inside them are served from memory.
-    head: Option<(u64, Arc<[u8]>)>,
 }
 
 impl RawFile {
@@ -65,24 +62,7 @@ impl RawFile {
             sizes,
             len,
             path,
-            head: None,
         })
-    }
-
-    /// Serve reads of the `bytes` at absolute position `pos` from memory: bytes the caller
-    /// has read already (the open reads the first 4 KiB of a file, which usually hold the
-    /// superblock and the root group's header, heap and index). Only for a source that does
-    /// not change under the reader (not a SWMR reader's).
-    pub fn with_head(mut self, pos: u64, bytes: Arc<[u8]>) -> Self {
-        self.head = Some((pos, bytes));
-        self
-    }
-
-    /// The part of the head that holds `len` bytes at absolute position `pos`, if it does.
-    fn in_head(&self, pos: u64, len: usize) -> Option<&[u8]> {
-        let (at, bytes) = self.head.as_ref()?;
-        let from = usize::try_from(pos.checked_sub(*at)?).ok()?;
-        bytes.get(from..from.checked_add(len)?)
     }
 
     /// The superblock's size of offsets and size of lengths.
@@ -135,10 +115,6 @@ impl RawFile {
     /// Fill `buf` from address `addr`.
     pub fn read_into(&self, addr: Addr, buf: &mut [u8]) -> Result<(), RawError> {
         let pos = self.check(addr, buf.len() as u64)?;
-        if let Some(b) = self.in_head(pos, buf.len()) {
-            buf.copy_from_slice(b);
-            return Ok(());
-        }
         self.source.read_exact_at(pos, buf).map_err(|e| RawError {
             addr: addr.0,
             len: buf.len() as u64,
@@ -149,15 +125,12 @@ impl RawFile {
     /// Read `len` bytes at `addr` into a new vector. The range is checked against the end of
     /// the file before anything is allocated.
     pub fn read(&self, addr: Addr, len: u64) -> Result<Vec<u8>, RawError> {
-        let pos = self.check(addr, len)?;
+        self.check(addr, len)?;
         let n = usize::try_from(len).map_err(|_| RawError {
             addr: addr.0,
             len,
             message: "too large for memory".into(),
         })?;
-        if let Some(b) = self.in_head(pos, n) {
-            return Ok(b.to_vec());
-        }
         let mut v = vec![0u8; n];
         self.read_into(addr, &mut v)?;
         Ok(v)
