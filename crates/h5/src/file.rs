@@ -202,7 +202,7 @@ impl File {
     /// file, a family's pattern, a multi file's base name, a device): the general path then
     /// says why or finds the file.
     fn open_regular(path: &Path, options: &OpenOptions) -> Result<Option<File>> {
-        let Ok(file) = std::fs::File::open(path) else {
+        let Ok(file) = h5_format::storage::FileStorage::open_file(path) else {
             return Ok(None);
         };
         let Ok(meta) = file.metadata() else {

@@ -68,6 +68,13 @@ impl FileStorage {
         })
     }
 
+    /// Opens the local file `path` for reading, as a plain handle: the caller may hold its
+    /// lock on it and then wrap it ([`FileStorage::from_file_with_len`]), so a file is
+    /// opened once.
+    pub fn open_file(path: impl AsRef<Path>) -> io::Result<fs::File> {
+        fs::File::open(path)
+    }
+
     /// Wrap a file open for reading whose length the caller has just taken (its metadata:
     /// no second system call to ask it).
     pub fn from_file_with_len(file: fs::File, len: u64) -> Self {
