@@ -340,7 +340,6 @@ fn decode_blocks(
 ) -> Result<()> {
     let total = out.len();
     let n = total / p.elem;
-    let mut scratch = Vec::new();
     let mut pos = 0usize;
     let mut end = 0usize;
     for (first, count) in blocks(n, block) {
@@ -364,7 +363,7 @@ fn decode_blocks(
                 if p.inner == Inner::Lz4 {
                     super::lz4::decompress_block(ID, src, tmp)?;
                 } else {
-                    super::zstd::decompress_exact(ID, src, tmp, &mut scratch)?;
+                    super::zstd::decompress_exact(ID, src, tmp)?;
                 }
                 unshuffle_bits(tmp, dst, p.elem);
                 pos += stored;

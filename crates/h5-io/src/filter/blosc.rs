@@ -98,7 +98,7 @@ pub(super) fn decode_stream(id: FilterId, fmt: Format, src: &[u8], out: &mut [u8
             n
         }
         Format::Zstd => {
-            super::zstd::decompress_exact(id, src, out, &mut Vec::new())?;
+            super::zstd::decompress_exact(id, src, out)?;
             want
         }
     };

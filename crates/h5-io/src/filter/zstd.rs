@@ -94,13 +94,8 @@ pub(super) fn decompress(
 }
 
 /// Decode the frames of `input` into exactly `out` (the size the caller knows). The
-/// decoder writes into `out` itself; `_scratch` is not used.
-pub(super) fn decompress_exact(
-    id: FilterId,
-    input: &[u8],
-    out: &mut [u8],
-    _scratch: &mut Vec<u8>,
-) -> Result<()> {
+/// decoder writes into `out` itself.
+pub(super) fn decompress_exact(id: FilterId, input: &[u8], out: &mut [u8]) -> Result<()> {
     let n = decode_slice(id, input, out)?;
     if n != out.len() {
         bail!(
@@ -205,7 +200,7 @@ mod tests {
         assert_eq!(err.kind(), super::super::ErrorKind::LimitExceeded);
         assert!(out.is_empty());
         let mut exact = vec![0u8; data.len() + 1];
-        let err = decompress_exact(ID, &frame, &mut exact, &mut out).unwrap_err();
+        let err = decompress_exact(ID, &frame, &mut exact).unwrap_err();
         assert_eq!(err.kind(), super::super::ErrorKind::Corrupt);
     }
 
