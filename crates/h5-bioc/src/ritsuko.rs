@@ -82,7 +82,7 @@ pub(crate) fn null_strings(file: &File, dt: &Datatype, raw: &[u8]) -> Result<Vec
     // (length u32, collection address, object index u32), little-endian.
     let a = usize::from(file.sizes().offset);
     let w = 4 + a + 4;
-    if raw.len() % w != 0 {
+    if !raw.len().is_multiple_of(w) {
         return Err(Error::from(h5_io::Error::new(
             h5_io::ErrorKind::Datatype,
             format!(

@@ -67,7 +67,7 @@ pub fn memory_image(
     let esize = disk_size(dt, sizes) as usize;
     ensure!(esize > 0, Datatype, "datatype of size 0");
     ensure!(
-        raw.len() % esize == 0,
+        raw.len().is_multiple_of(esize),
         Datatype,
         "{} bytes are not a whole number of {esize}-byte elements",
         raw.len()

@@ -991,7 +991,7 @@ impl NcWriter {
                 .count()
                 > 1
                 || rest == 0
-                || n as u64 % rest != 0
+                || !(n as u64).is_multiple_of(rest)
             {
                 return Err(invalid("put_var of a record variable needs whole records of one unlimited dimension (use put_vara)"));
             }

@@ -310,7 +310,7 @@ pub fn convert(src: &Datatype, dst: &Datatype, bytes: &[u8]) -> Result<Vec<u8>> 
     let conv = Converter::new(src, dst)?;
     let ssize = src.size();
     crate::ensure!(
-        ssize > 0 && bytes.len() % ssize == 0,
+        ssize > 0 && bytes.len().is_multiple_of(ssize),
         BufferSize,
         "buffer of {} bytes is not a whole number of {ssize}-byte elements",
         bytes.len()

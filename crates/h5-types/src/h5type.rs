@@ -174,7 +174,7 @@ pub fn encode_slice<T: H5Type>(values: &[T]) -> Result<(Vec<u8>, VarLenHeap)> {
 /// `heap`. An error names the element ([`Error::element`]).
 pub fn decode_slice<T: H5Type>(bytes: &[u8], heap: &VarLenHeap) -> Result<Vec<T>> {
     let stride = T::IMAGE_SIZE.max(1);
-    if bytes.len() % stride != 0 {
+    if !bytes.len().is_multiple_of(stride) {
         return Err(Error::new(
             ErrorKind::BufferSize,
             format!(

@@ -58,7 +58,7 @@ struct Layout {
 impl Layout {
     /// Place `count` elements of `elem` bytes aligned to `align`; return their offset.
     fn place(&mut self, elem: usize, count: usize, align: usize) -> Result<usize> {
-        if align > 1 && self.size % align != 0 {
+        if align > 1 && !self.size.is_multiple_of(align) {
             self.size += align - self.size % align;
         }
         let offset = self.size;

@@ -560,7 +560,7 @@ impl Dataset {
         let dims = self.shape();
         let row: u64 = dims.iter().skip(1).product();
         let n = data.len() as u64;
-        if dims.is_empty() || row == 0 || n % row != 0 {
+        if dims.is_empty() || row == 0 || !n.is_multiple_of(row) {
             bail!(
                 InvalidInput,
                 "{}: {n} elements do not make whole rows of {row}",

@@ -594,7 +594,7 @@ fn fractal_heap_layout_equals_the_reference_library() {
         let ours = tmp(&format!("heap-{name}"), FileFormat::Latest);
         let theirs = tmp(&format!("heap-{name}-h5py"), FileFormat::Latest);
         let link_name = |i: usize| {
-            let len = if long_every > 0 && i % long_every == 0 {
+            let len = if long_every > 0 && i.is_multiple_of(long_every) {
                 2000
             } else if long_every > 0 {
                 50

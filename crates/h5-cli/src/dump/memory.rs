@@ -212,7 +212,7 @@ fn unhex(s: &str) -> ModelResult<Vec<u8>> {
     if s == "~" {
         return Ok(Vec::new());
     }
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return Err(format!("odd hex length in {:?}", s));
     }
     (0..s.len() / 2)

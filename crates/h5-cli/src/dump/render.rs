@@ -536,7 +536,7 @@ impl Out {
             ctx.need_prefix = true;
         }
         if info.arr_linebreak && ctx.cur_elmt > 0 {
-            if ctx.size_last_dim > 0 && ctx.cur_elmt % ctx.size_last_dim == 0 {
+            if ctx.size_last_dim > 0 && ctx.cur_elmt.is_multiple_of(ctx.size_last_dim) {
                 ctx.need_prefix = true;
             }
             if elmt_counter == ctx.size_last_dim {

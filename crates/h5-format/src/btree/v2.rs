@@ -461,7 +461,7 @@ impl Record {
                 },
                 10 => {
                     let rest = size.saturating_sub(o);
-                    if rest % 8 != 0 || size < o || rest / 8 > limits::MAX_RANK {
+                    if !rest.is_multiple_of(8) || size < o || rest / 8 > limits::MAX_RANK {
                         return Err(r.error(ErrorKind::UnexpectedEof, "record size"));
                     }
                     let address = r.read_addr()?;

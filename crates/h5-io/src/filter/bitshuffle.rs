@@ -295,7 +295,7 @@ fn decode(cd: &[u32], input: &[u8], out: Out<'_>, limit: usize) -> Result<usize>
         let bytes = u32::from_be_bytes([input[8], input[9], input[10], input[11]]) as usize;
         let block = bytes / p.elem;
         ensure!(
-            block > 0 && block % BLOCKED_MULT == 0,
+            block > 0 && block.is_multiple_of(BLOCKED_MULT),
             Corrupt,
             ID,
             "bitshuffle block of {bytes} bytes"
@@ -390,7 +390,7 @@ fn decode_blocks(
 fn encode(cd: &[u32], input: &[u8], out: &mut Vec<u8>) -> Result<()> {
     let p = params(cd)?;
     ensure!(
-        input.len() % p.elem == 0,
+        input.len().is_multiple_of(p.elem),
         EncodeFailed,
         ID,
         "{} bytes are not a whole number of {}-byte elements",

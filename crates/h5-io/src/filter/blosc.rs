@@ -116,7 +116,7 @@ fn unshuffle_block(flags: u8, typesize: usize, tmp: &[u8], dst: &mut [u8]) {
     let n = tmp.len();
     if flags & DOSHUFFLE != 0 && typesize > 1 {
         super::shuffle::unshuffle(tmp, dst, typesize);
-    } else if flags & DOBITSHUFFLE != 0 && n >= typesize && (n / typesize) % 8 == 0 {
+    } else if flags & DOBITSHUFFLE != 0 && n >= typesize && (n / typesize).is_multiple_of(8) {
         let body = n / typesize * typesize;
         super::bitshuffle::unshuffle_bits(&tmp[..body], &mut dst[..body], typesize);
         dst[body..].copy_from_slice(&tmp[body..]);
@@ -131,7 +131,7 @@ fn shuffle_block(shuffle: u32, typesize: usize, src: &[u8], dst: &mut [u8]) -> u
         1 if typesize > 1 => {
             super::shuffle::shuffle(src, dst, typesize);
         }
-        2 if n >= typesize && (n / typesize) % 8 == 0 => {
+        2 if n >= typesize && (n / typesize).is_multiple_of(8) => {
             let body = n / typesize * typesize;
             super::bitshuffle::shuffle_bits(&src[..body], &mut dst[..body], typesize);
             dst[body..].copy_from_slice(&src[body..]);

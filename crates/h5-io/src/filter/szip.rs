@@ -244,7 +244,7 @@ fn flush(a: &Aec, rsi_buf: &[u32], out: &mut Vec<u8>, max_samples: usize, writte
 fn aec_decode(a: &Aec, input: &[u8], out: &mut Vec<u8>, cap: usize) -> Result<()> {
     let bytes = a.bytes_per_sample();
     ensure!(
-        cap % bytes == 0,
+        cap.is_multiple_of(bytes),
         Corrupt,
         ID,
         "decoded size {cap} is not a whole number of {bytes}-byte samples"
@@ -676,7 +676,7 @@ fn aec_encode(a: &Aec, input: &[u8], max_out: usize) -> Option<Vec<u8>> {
     }
     let bits = enc.bits;
     let mut out = enc.w.finish();
-    if bits > 0 && bits % 8 == 0 {
+    if bits > 0 && bits.is_multiple_of(8) {
         out.pop();
     }
     (out.len() <= max_out).then_some(out)

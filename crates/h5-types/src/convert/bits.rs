@@ -26,7 +26,7 @@ pub(crate) fn put(buf: &mut [u8], pos: usize, v: bool) {
 pub(crate) fn set(buf: &mut [u8], offset: usize, size: usize, v: bool) {
     let mut pos = offset;
     let end = offset + size;
-    while pos < end && pos % 8 != 0 {
+    while pos < end && !pos.is_multiple_of(8) {
         put(buf, pos, v);
         pos += 1;
     }
@@ -46,7 +46,7 @@ pub(crate) fn copy(dst: &mut [u8], dst_off: usize, src: &[u8], src_off: usize, s
     if size == 0 {
         return;
     }
-    if dst_off % 8 == 0 && src_off % 8 == 0 {
+    if dst_off.is_multiple_of(8) && src_off.is_multiple_of(8) {
         let whole = size / 8;
         let (d, s) = (dst_off / 8, src_off / 8);
         dst[d..d + whole].copy_from_slice(&src[s..s + whole]);
@@ -95,7 +95,7 @@ pub(crate) fn find(buf: &[u8], offset: usize, size: usize, dir: Dir, v: bool) ->
             let mut i = 0;
             while i < size {
                 let pos = offset + i;
-                if pos % 8 == 0 && i + 8 <= size {
+                if pos.is_multiple_of(8) && i + 8 <= size {
                     let skip = if v { 0x00 } else { 0xff };
                     if buf[pos / 8] == skip {
                         i += 8;

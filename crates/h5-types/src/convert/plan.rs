@@ -174,7 +174,7 @@ fn check_float(t: &FloatType, src: &Datatype, dst: &Datatype) -> Result<()> {
             "a float needs a mantissa, an exponent of 1 to 63 bits and fields inside its size",
         ));
     }
-    if t.atomic.order == ByteOrder::Vax && t.atomic.size % 2 != 0 {
+    if t.atomic.order == ByteOrder::Vax && !t.atomic.size.is_multiple_of(2) {
         return Err(no_path(
             src,
             dst,
