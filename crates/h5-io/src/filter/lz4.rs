@@ -1,5 +1,5 @@
 //! LZ4 (filter 32004, the HDF5 LZ4 plugin): the chunk is split into blocks, each compressed
-//! as an LZ4 block (`lz4_flex`).
+//! as an LZ4 block (compressed by `lz4_flex`, decoded by [`block`]).
 //!
 //! Stored chunk: the uncompressed size (u64, big-endian), the block size (u32, big-endian),
 //! then per block its stored size (u32, big-endian) and its bytes: LZ4 block data, or the
@@ -8,6 +8,8 @@
 //! be shorter.
 
 use super::{bail, ensure, DecodeContext, Filter, FilterCodec, FilterId, Result, Step};
+
+mod block;
 
 const ID: FilterId = FilterId::LZ4;
 
@@ -20,7 +22,7 @@ fn be32(b: &[u8], at: usize) -> Option<u32> {
 
 /// Decompress one LZ4 block of exactly `out.len()` bytes.
 pub(super) fn decompress_block(id: FilterId, input: &[u8], out: &mut [u8]) -> Result<()> {
-    match lz4_flex::block::decompress_into(input, out) {
+    match block::decompress_into(input, out) {
         Ok(n) if n == out.len() => Ok(()),
         Ok(n) => bail!(
             Corrupt,
