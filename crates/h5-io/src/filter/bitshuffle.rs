@@ -149,6 +149,28 @@ fn transpose_bytes_x8(m: &mut [[u64; 8]; 8]) {
 /// 8 positions of each element one more byte transpose, stored as one word; the 8
 /// positions' (and then the 8 groups') transposes run side by side as vector lanes.
 pub(super) fn unshuffle_bits(src: &[u8], dst: &mut [u8], elem: usize) {
+    // 16 bytes of each plane at a time with SSE2 where there is (the x86-64 baseline); the
+    // rest (all of it elsewhere) 8 at a time.
+    #[cfg(all(
+        feature = "bitshuffle",
+        target_arch = "x86_64",
+        target_feature = "sse2"
+    ))]
+    let start = {
+        let n = src.len() / elem.max(1);
+        sse2::unshuffle_bits(src, &mut dst[..n * elem], elem, n / 8)
+    };
+    #[cfg(not(all(
+        feature = "bitshuffle",
+        target_arch = "x86_64",
+        target_feature = "sse2"
+    )))]
+    let start = 0;
+    unshuffle_bits_from(src, dst, elem, start);
+}
+
+/// [`unshuffle_bits`] of the rows (bytes of each plane) from `start`, a multiple of 8, on.
+fn unshuffle_bits_from(src: &[u8], dst: &mut [u8], elem: usize, start: usize) {
     let n = src.len() / elem.max(1);
     let row = n / 8;
     if row == 0 {
@@ -156,7 +178,7 @@ pub(super) fn unshuffle_bits(src: &[u8], dst: &mut [u8], elem: usize) {
     }
     let wide = row / 8 * 8;
     let dst = &mut dst[..n * elem];
-    for g in (0..wide).step_by(8) {
+    for g in (start..wide).step_by(8) {
         for j0 in (0..elem).step_by(8) {
             let nj = (elem - j0).min(8);
             // m[k][jj]: bytes g..g + 8 of plane k of byte j0 + jj.
@@ -209,6 +231,112 @@ pub(super) fn unshuffle_bits(src: &[u8], dst: &mut [u8], elem: usize) {
                 dst[(8 * g + m) * elem + j] = v;
             }
         }
+    }
+}
+
+/// The bit transpose of [`unshuffle_bits`] in SSE2 through `safe_arch` (safe wrappers of
+/// the intrinsics), with the Bitshuffle library's own SSE2 idea: a register holding the 8
+/// bit planes' bytes of two byte positions of one row gives with `movemask` (the top bit of
+/// each byte) those two bytes of one element, and a byte-wise doubling brings the next bit
+/// up. Three rounds of unpacks put the same 16 bytes of a byte position's 8 planes side by
+/// side, a fourth pairs two positions; four masks make an element's 8 bytes, one store.
+#[cfg(all(
+    feature = "bitshuffle",
+    target_arch = "x86_64",
+    target_feature = "sse2"
+))]
+mod sse2 {
+    use safe_arch::{
+        add_i8_m128i, load_unaligned_m128i, m128i, move_mask_i8_m128i, unpack_high_i16_m128i,
+        unpack_high_i32_m128i, unpack_high_i64_m128i, unpack_high_i8_m128i, unpack_low_i16_m128i,
+        unpack_low_i32_m128i, unpack_low_i64_m128i, unpack_low_i8_m128i, zeroed_m128i,
+    };
+
+    /// Bytes `r0..r0 + 16` of the 8 planes of one byte position (`planes`, `row` bytes
+    /// each), interleaved: element `q` holds the 8 planes' bytes of rows `r0 + 2q` (low
+    /// half, plane `k` in byte `k`) and `r0 + 2q + 1` (high half).
+    #[inline(always)]
+    fn gather(planes: &[u8], row: usize, r0: usize) -> [m128i; 8] {
+        let p: [m128i; 8] = std::array::from_fn(|k| {
+            let at = k * row + r0;
+            load_unaligned_m128i(planes[at..at + 16].try_into().expect("16 bytes"))
+        });
+        // Planes k, k + 1 byte by byte: rows 0..8 (low), 8..16 (high).
+        let lo = |k: usize| unpack_low_i8_m128i(p[k], p[k + 1]);
+        let hi = |k: usize| unpack_high_i8_m128i(p[k], p[k + 1]);
+        let (l0, l2, l4, l6) = (lo(0), lo(2), lo(4), lo(6));
+        let (h0, h2, h4, h6) = (hi(0), hi(2), hi(4), hi(6));
+        // Planes 0..4 (x) and 4..8 (y) of rows 4i..4i + 4.
+        let x = [
+            unpack_low_i16_m128i(l0, l2),
+            unpack_high_i16_m128i(l0, l2),
+            unpack_low_i16_m128i(h0, h2),
+            unpack_high_i16_m128i(h0, h2),
+        ];
+        let y = [
+            unpack_low_i16_m128i(l4, l6),
+            unpack_high_i16_m128i(l4, l6),
+            unpack_low_i16_m128i(h4, h6),
+            unpack_high_i16_m128i(h4, h6),
+        ];
+        std::array::from_fn(|q| {
+            let i = q / 2;
+            if q % 2 == 0 {
+                unpack_low_i32_m128i(x[i], y[i])
+            } else {
+                unpack_high_i32_m128i(x[i], y[i])
+            }
+        })
+    }
+
+    /// Unshuffle the rows (bytes of each plane) `0..r`, `r` the largest multiple of 16 up to
+    /// `row` (`row` bytes per plane, `8 * row` elements of `elem` bytes); returns `r`.
+    pub(super) fn unshuffle_bits(src: &[u8], dst: &mut [u8], elem: usize, row: usize) -> usize {
+        let done = row / 16 * 16;
+        for r0 in (0..done).step_by(16) {
+            // The 128 elements of rows r0..r0 + 16.
+            let tile = &mut dst[8 * r0 * elem..8 * (r0 + 16) * elem];
+            for j0 in (0..elem).step_by(8) {
+                let nj = (elem - j0).min(8);
+                let mut v = [[zeroed_m128i(); 8]; 8];
+                for (jj, vj) in v.iter_mut().enumerate().take(nj) {
+                    let j = j0 + jj;
+                    *vj = gather(&src[j * 8 * row..(j + 1) * 8 * row], row, r0);
+                }
+                for ra in 0..16 {
+                    let q = ra / 2;
+                    // Byte positions 2p and 2p + 1 of row ra, their 8 planes each.
+                    let mut w: [m128i; 4] = std::array::from_fn(|p| {
+                        let (a, b) = (v[2 * p][q], v[2 * p + 1][q]);
+                        if ra % 2 == 0 {
+                            unpack_low_i64_m128i(a, b)
+                        } else {
+                            unpack_high_i64_m128i(a, b)
+                        }
+                    });
+                    // words[m]: bytes j0..j0 + 8 of element 8 * ra + m.
+                    let mut words = [0u64; 8];
+                    for m in (0..8).rev() {
+                        for (p, x) in w.iter_mut().enumerate() {
+                            words[m] |= u64::from(move_mask_i8_m128i(*x) as u16) << (16 * p);
+                            *x = add_i8_m128i(*x, *x);
+                        }
+                    }
+                    let elements = &mut tile[8 * ra * elem..8 * (ra + 1) * elem];
+                    if elem == 8 {
+                        // Whole words, where the compiler knows every length.
+                        for (e, word) in elements.chunks_exact_mut(8).zip(words) {
+                            e.copy_from_slice(&word.to_le_bytes());
+                        }
+                    } else {
+                        for (e, word) in elements.chunks_exact_mut(elem).zip(words) {
+                            e[j0..j0 + nj].copy_from_slice(&word.to_le_bytes()[..nj]);
+                        }
+                    }
+                }
+            }
+        }
+        done
     }
 }
 
@@ -502,6 +630,15 @@ mod tests {
             (1, 520),
             (8, 64),
             (11, 200),
+            // Rows of 16 bytes and more (the SSE2 path), with and without a tail.
+            (1, 8 * 16),
+            (8, 8 * 16 * 3),
+            (8, 8 * (16 * 3 + 5)),
+            (4, 8 * 33),
+            (2, 8 * 40),
+            (3, 8 * (16 + 9)),
+            (16, 8 * 32),
+            (11, 8 * 19),
         ] {
             let src: Vec<u8> = (0..n * elem).map(|i| (i * 37 + 11) as u8).collect();
             let mut dst = vec![0u8; src.len()];
@@ -518,6 +655,10 @@ mod tests {
             let mut back = vec![0u8; src.len()];
             unshuffle_bits(&dst, &mut back, elem);
             assert_eq!(back, src);
+            // The portable transpose alone (what targets without SSE2 run).
+            let mut back = vec![0u8; src.len()];
+            unshuffle_bits_from(&dst, &mut back, elem, 0);
+            assert_eq!(back, src, "portable, {elem} {n}");
         }
     }
 }

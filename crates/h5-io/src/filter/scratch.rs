@@ -21,7 +21,8 @@ pub(super) fn with<R>(a: usize, b: usize, f: impl FnOnce(&mut [u8], &mut [u8]) -
             let [x, y] = &mut *bufs;
             for (v, n) in [(&mut *x, a), (&mut *y, b)] {
                 if v.len() < n {
-                    v.resize(n, 0);
+                    // Fresh zeroed memory (no pass writing zeros), not a resize.
+                    *v = vec![0; n];
                 }
             }
             let r = f(&mut x[..a], &mut y[..b]);
@@ -51,8 +52,13 @@ impl<'a> Out<'a> {
     pub(super) fn sized(self, n: usize) -> Option<&'a mut [u8]> {
         match self {
             Out::Vec(v) => {
-                v.clear();
-                v.resize(n, 0);
+                if v.capacity() < n {
+                    // Fresh zeroed memory rather than zeros written into a new allocation.
+                    *v = vec![0; n];
+                } else {
+                    v.clear();
+                    v.resize(n, 0);
+                }
                 Some(v)
             }
             Out::Slice(s) => (s.len() == n).then_some(s),
