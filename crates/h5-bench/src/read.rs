@@ -157,13 +157,18 @@ fn pread(mut f: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<()> 
 }
 
 /// One read of ours. The clock stops before the output bytes are made. `buf` is the
-/// touched buffer of the `_into` and `_pread` rows, kept between calls.
+/// touched buffer of the `_into` and `_pread` rows, kept between their calls and dropped
+/// before any other row.
 fn read_one(dir: &Path, name: &str, mib: usize, buf: &mut Vec<f64>) -> Result<Option<Timed>> {
     let err = |e: h5::read::Error| format!("{name}: {e}");
     let Some((file, object)) = bench_file(name) else {
         return Err(format!("unknown read benchmark {name:?}"));
     };
     let path = dir.join(file);
+    if !matches!(name, "contiguous_pread" | "contiguous_into") {
+        // Not resident during the other rows (their peak memory is their own).
+        *buf = Vec::new();
+    }
     if name == "contiguous_pread" {
         let at = contiguous_offset(&path, object)?;
         let buf = touched(buf, data::f64_count(mib));
