@@ -32,17 +32,22 @@ pub struct Dataset {
 }
 
 /// A data image ready to write: the memory type, the bytes, their variable-length parts.
-struct Image {
+/// The bytes are the caller's own memory where `T`'s memory is its image (no copy of the
+/// data before it is written), else an encoding of it.
+struct Image<'a> {
     mem: Datatype,
-    bytes: Vec<u8>,
+    bytes: std::borrow::Cow<'a, [u8]>,
     heap: VarLenHeap,
 }
 
-impl Image {
-    fn of<T: H5Type>(data: &[T]) -> Result<Image> {
+impl<'a> Image<'a> {
+    fn of<T: H5Type>(data: &'a [T]) -> Result<Image<'a>> {
         let (bytes, heap) = match T::image_bytes(data) {
-            Some(b) => (b.to_vec(), VarLenHeap::new()),
-            None => encode_slice(data)?,
+            Some(b) => (std::borrow::Cow::Borrowed(b), VarLenHeap::new()),
+            None => {
+                let (b, heap) = encode_slice(data)?;
+                (std::borrow::Cow::Owned(b), heap)
+            }
         };
         Ok(Image {
             mem: T::h5_type(),
@@ -51,8 +56,20 @@ impl Image {
         })
     }
 
+    /// The image holding its own bytes (kept by a builder past the caller's borrow).
+    fn into_owned(self) -> Image<'static> {
+        Image {
+            mem: self.mem,
+            bytes: std::borrow::Cow::Owned(self.bytes.into_owned()),
+            heap: self.heap,
+        }
+    }
+
     /// Encode the elements `items` yields, in order (views that are not contiguous).
-    fn of_iter<'a, T: H5Type + 'a>(n: usize, items: impl Iterator<Item = &'a T>) -> Result<Image> {
+    fn of_iter<'b, T: H5Type + 'b>(
+        n: usize,
+        items: impl Iterator<Item = &'b T>,
+    ) -> Result<Image<'static>> {
         let size = std::mem::size_of::<T>();
         let mut bytes = vec![0u8; n.checked_mul(size).ok_or_else(too_big)?];
         let mut heap = VarLenHeap::new();
@@ -63,7 +80,7 @@ impl Image {
         }
         Ok(Image {
             mem: T::h5_type(),
-            bytes,
+            bytes: std::borrow::Cow::Owned(bytes),
             heap,
         })
     }
@@ -545,7 +562,7 @@ impl Dataset {
             .write(|w, id| w.write_dataset(id, selection, mem, image, heap))
     }
 
-    fn write_image(&self, selection: Option<&Selection>, img: &Image) -> Result<()> {
+    fn write_image(&self, selection: Option<&Selection>, img: &Image<'_>) -> Result<()> {
         self.write_raw(selection, &img.mem, &img.bytes, &img.heap)
     }
 
@@ -586,9 +603,9 @@ impl Dataset {
 
 /// The image of a view's elements in logical (row-major) order.
 #[cfg(feature = "ndarray")]
-fn view_image<T: H5Type, D: ndarray::Dimension>(
-    view: &ndarray::ArrayView<'_, T, D>,
-) -> Result<Image> {
+fn view_image<'a, T: H5Type, D: ndarray::Dimension>(
+    view: &'a ndarray::ArrayView<'_, T, D>,
+) -> Result<Image<'a>> {
     match view.as_slice() {
         Some(s) => Image::of(s),
         None => Image::of_iter(view.len(), view.iter()),
@@ -826,7 +843,7 @@ impl DatasetBuilderUntyped {
         let shape: Vec<u64> = view.shape().iter().map(|&d| d as u64).collect();
         let mut b = DatasetBuilder::new(self.parent);
         match view_image(&view) {
-            Ok(img) => b.data = Some(img),
+            Ok(img) => b.data = Some(img.into_owned()),
             Err(e) => b.error = Some(e),
         }
         if shape.is_empty() {
@@ -843,7 +860,7 @@ impl DatasetBuilderUntyped {
     pub fn with_data<T: H5Type>(self, data: &[T]) -> DatasetBuilder<T> {
         let mut b = DatasetBuilder::new(self.parent);
         match Image::of(data) {
-            Ok(img) => b.data = Some(img),
+            Ok(img) => b.data = Some(img.into_owned()),
             Err(e) => b.error = Some(e),
         }
         b.shape = Some(vec![data.len() as u64]);
@@ -868,7 +885,7 @@ pub struct DatasetBuilder<T> {
     filters: Vec<Filter>,
     committed: Option<Result<h5_io::write::ObjId>>,
     attr_order: CreationOrder,
-    data: Option<Image>,
+    data: Option<Image<'static>>,
     /// The shape came from the data (`with_data`): a later `shape` must agree.
     data_shape: bool,
     error: Option<Error>,
