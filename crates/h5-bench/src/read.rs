@@ -42,9 +42,10 @@ pub const BENCHES: [(&str, &str); 13] = [
         "chunked_blosc2_lz4",
         "chunked f64, Blosc2 (lz4, level 5, shuffle)",
     ),
-    // Last: in a worker process the rows after `read_into` ran slower on this VM (the same
-    // number of page faults took longer: chunked deflate at 16 MiB 28-34 ms against 20-21
-    // ms when run alone), so no row runs after these two.
+    // Last: their touched buffer then never counts in another row's peak memory, and in a
+    // worker process the rows after `read_into` ran slower on this VM (the same number of
+    // page faults took longer: chunked deflate at 16 MiB 28-34 ms against 20-21 ms when
+    // run alone), so no row runs after these two.
     (
         "contiguous_into",
         "contiguous f64 into a touched buffer (read_into)",
@@ -160,18 +161,14 @@ fn pread(mut f: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<()> 
 }
 
 /// One read of ours. The clock stops before the output bytes are made. `buf` is the
-/// touched buffer of the `_into` and `_pread` rows, kept between their calls and dropped
-/// before any other row.
+/// touched buffer of the `_into` and `_pread` rows, kept between their calls (they run
+/// last, so it is never resident during another row).
 fn read_one(dir: &Path, name: &str, mib: usize, buf: &mut Vec<f64>) -> Result<Option<Timed>> {
     let err = |e: h5::read::Error| format!("{name}: {e}");
     let Some((file, object)) = bench_file(name) else {
         return Err(format!("unknown read benchmark {name:?}"));
     };
     let path = dir.join(file);
-    if !matches!(name, "contiguous_pread" | "contiguous_into") {
-        // Not resident during the other rows (their peak memory is their own).
-        *buf = Vec::new();
-    }
     if name == "contiguous_pread" {
         let at = contiguous_offset(&path, object)?;
         let buf = touched(buf, data::f64_count(mib));

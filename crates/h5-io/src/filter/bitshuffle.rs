@@ -151,20 +151,12 @@ fn transpose_bytes_x8(m: &mut [[u64; 8]; 8]) {
 pub(super) fn unshuffle_bits(src: &[u8], dst: &mut [u8], elem: usize) {
     // 16 bytes of each plane at a time with SSE2 where there is (the x86-64 baseline); the
     // rest (all of it elsewhere) 8 at a time.
-    #[cfg(all(
-        feature = "bitshuffle",
-        target_arch = "x86_64",
-        target_feature = "sse2"
-    ))]
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     let start = {
         let n = src.len() / elem.max(1);
         sse2::unshuffle_bits(src, &mut dst[..n * elem], elem, n / 8)
     };
-    #[cfg(not(all(
-        feature = "bitshuffle",
-        target_arch = "x86_64",
-        target_feature = "sse2"
-    )))]
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
     let start = 0;
     unshuffle_bits_from(src, dst, elem, start);
 }
@@ -240,11 +232,7 @@ fn unshuffle_bits_from(src: &[u8], dst: &mut [u8], elem: usize, start: usize) {
 /// each byte) those two bytes of one element, and a byte-wise doubling brings the next bit
 /// up. Three rounds of unpacks put the same 16 bytes of a byte position's 8 planes side by
 /// side, a fourth pairs two positions; four masks make an element's 8 bytes, one store.
-#[cfg(all(
-    feature = "bitshuffle",
-    target_arch = "x86_64",
-    target_feature = "sse2"
-))]
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod sse2 {
     use safe_arch::{
         add_i8_m128i, load_unaligned_m128i, m128i, move_mask_i8_m128i, unpack_high_i16_m128i,

@@ -42,7 +42,9 @@ fn extension(input: &[u8], ip: &mut usize) -> Result<usize, BlockError> {
     loop {
         let &b = input.get(*ip).ok_or(BlockError::Truncated)?;
         *ip += 1;
-        n += usize::from(b);
+        // Saturating: a length past the address space is no block (the bounds checks
+        // that follow refuse it) rather than an overflow on a 32-bit target.
+        n = n.saturating_add(usize::from(b));
         if b != 255 {
             return Ok(n);
         }
@@ -131,14 +133,15 @@ pub(crate) fn decompress_into(input: &[u8], out: &mut [u8]) -> Result<usize, Blo
         // In bounds: the loop continues only while input remains.
         let token = input[ip];
         ip += 1;
-        let lit = usize::from(token >> 4);
+        let mut lit = usize::from(token >> 4);
         let m = usize::from(token & 15);
-        let mut lit = lit;
         if lit == 15 {
-            lit += extension(input, &mut ip)?;
+            lit = lit.saturating_add(extension(input, &mut ip)?);
         }
         if lit > 0 {
-            let src = input.get(ip..ip + lit).ok_or(BlockError::Truncated)?;
+            let src = input
+                .get(ip..ip.saturating_add(lit))
+                .ok_or(BlockError::Truncated)?;
             if lit > n_out - op {
                 return Err(BlockError::OutputTooSmall);
             }
@@ -161,7 +164,7 @@ pub(crate) fn decompress_into(input: &[u8], out: &mut [u8]) -> Result<usize, Blo
         ip += 2;
         let mut len = m + MIN_MATCH;
         if m == 15 {
-            len += extension(input, &mut ip)?;
+            len = len.saturating_add(extension(input, &mut ip)?);
         }
         if off == 0 || off > op {
             return Err(BlockError::Offset);
