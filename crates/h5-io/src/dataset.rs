@@ -448,7 +448,7 @@ impl Dataset {
                 None => Ok(()),
             }
         };
-        if let Some(mut values) = T::zeroed_vec(n) {
+        if let Some(mut values) = fresh_values::<T>(n) {
             if let Some(bytes) = T::image_bytes_mut(&mut values) {
                 convert_range(bytes, 0, true)?;
                 return Ok(values);
@@ -680,7 +680,7 @@ impl Dataset {
                 .filter(|&t| t as u64 <= MAX_READ_BYTES)
                 .ok_or_else(|| too_large(mem.extent(), tsize))?;
             check_alloc(total)?;
-            if let Some(mut values) = T::zeroed_vec(n) {
+            if let Some(mut values) = fresh_values::<T>(n) {
                 if let Some(bytes) = T::image_bytes_mut(&mut values) {
                     let fill = self.fill_bytes(esize);
                     if fill.iter().any(|&b| b != 0) && !self.storage_covers(sel, mem) {
@@ -739,7 +739,7 @@ impl Dataset {
             .filter(|&t| t as u64 <= MAX_READ_BYTES)
             .ok_or_else(|| too_large(mem.extent(), tsize))?;
         check_alloc(total)?;
-        let mut values = T::zeroed_vec(n).ok_or_else(no_byte_image::<T>)?;
+        let mut values = fresh_values::<T>(n).ok_or_else(no_byte_image::<T>)?;
         let out = T::image_bytes_mut(&mut values).ok_or_else(no_byte_image::<T>)?;
         // Elements no chunk holds: the fill value, converted once (over zeros, as the
         // members the file lacks read everywhere).
@@ -783,7 +783,7 @@ impl Dataset {
             .filter(|&t| t as u64 <= MAX_READ_BYTES)
             .ok_or_else(|| too_large(mem.extent(), esize))?;
         check_alloc(total)?;
-        let mut values = T::zeroed_vec(n).ok_or_else(|| no_byte_image::<T>())?;
+        let mut values = fresh_values::<T>(n).ok_or_else(|| no_byte_image::<T>())?;
         let bytes = T::image_bytes_mut(&mut values).ok_or_else(|| no_byte_image::<T>())?;
         let fill = self.fill_bytes(esize);
         if fill.iter().any(|&b| b != 0) && !self.storage_covers(sel, mem) {
@@ -1313,6 +1313,15 @@ fn no_byte_image<T>() -> Error {
             std::any::type_name::<T>()
         ),
     )
+}
+
+/// The zeroed result vector of a read (`T::zeroed_vec`), its pages advised for transparent
+/// huge pages when it is large ([`h5_mem::advise_huge_pages`], as numpy advises its arrays),
+/// before anything writes it: one page fault per 2 MiB instead of one per 4 KiB.
+fn fresh_values<T: H5Type>(n: usize) -> Option<Vec<T>> {
+    let mut values = T::zeroed_vec(n)?;
+    h5_mem::advise_huge_pages(&mut values);
+    Some(values)
 }
 
 /// Fail cleanly, rather than abort, when `total` bytes cannot be allocated. (The probe's
