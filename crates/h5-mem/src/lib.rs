@@ -11,8 +11,8 @@
 //! [`advise_huge_pages`] is that advice; it changes no byte of the buffer and is nothing on
 //! other systems, for buffers below [`HUGE_PAGE_MIN`], or where the kernel refuses it.
 //!
-//! This is the one crate of the workspace with `unsafe` (the workspace forbids it): a single
-//! block, the `madvise` call, whose proof is beside it.
+//! This is the one crate of the workspace with `unsafe` (the workspace forbids it): two
+//! blocks, `sysconf` for the page size and the `madvise` call, each proved beside it.
 #![deny(unsafe_code)]
 
 /// Buffers below this many bytes are not advised (numpy's threshold): a huge page pays off
@@ -94,6 +94,12 @@ mod imp {
 mod tests {
     use super::*;
 
+    /// Whether the kernel takes the advice: Linux with transparent huge pages compiled in.
+    fn thp_available() -> bool {
+        cfg!(target_os = "linux")
+            && std::path::Path::new("/sys/kernel/mm/transparent_hugepage/enabled").exists()
+    }
+
     #[test]
     fn small_buffers_are_not_advised() {
         let mut v = vec![0u8; HUGE_PAGE_MIN - 1];
@@ -110,11 +116,8 @@ mod tests {
             *x = i as u64 * 0x9e37_79b9;
         }
         let advised = advise_huge_pages(&mut v);
-        // On Linux the kernel takes the advice unless transparent huge pages are compiled
-        // out; either way the bytes stay.
-        if cfg!(target_os = "linux")
-            && std::path::Path::new("/sys/kernel/mm/transparent_hugepage/enabled").exists()
-        {
+        // Either way the bytes stay.
+        if thp_available() {
             assert!(advised);
         }
         for (i, x) in v[n / 2..].iter_mut().enumerate() {
@@ -133,11 +136,7 @@ mod tests {
     #[test]
     fn an_unaligned_slice_is_advised_inside_its_pages() {
         let mut v = vec![1u8; HUGE_PAGE_MIN + 8192];
-        assert_eq!(
-            advise_huge_pages(&mut v[3..]),
-            cfg!(target_os = "linux")
-                && std::path::Path::new("/sys/kernel/mm/transparent_hugepage/enabled").exists()
-        );
+        assert_eq!(advise_huge_pages(&mut v[3..]), thp_available());
         assert!(v.iter().all(|&b| b == 1));
     }
 }
