@@ -90,18 +90,18 @@ pub struct Timed {
     pub seconds: f64,
     /// Peak resident memory in KiB ([`data::Clock`]).
     pub peak_kib: Option<u64>,
-    /// The output bytes.
-    pub out: Vec<u8>,
+    /// The output.
+    pub out: data::Output,
 }
 
 impl Timed {
     /// The measurements of `clock` (stopped now) with the output `out`.
-    pub fn stop(clock: &data::Clock, out: impl FnOnce() -> Vec<u8>) -> Timed {
+    pub fn stop<O: Into<data::Output>>(clock: &data::Clock, out: impl FnOnce() -> O) -> Timed {
         let (seconds, peak_kib) = clock.stop();
         Timed {
             seconds,
             peak_kib,
-            out: out(),
+            out: out().into(),
         }
     }
 }
@@ -216,7 +216,8 @@ fn read_one(dir: &Path, name: &str, mib: usize, buf: &mut Vec<f64>) -> Result<Op
             let v: Vec<FieldB> = f.dataset(object).and_then(|d| d.read()).map_err(err)?;
             drop(f);
             Timed::stop(&clock, || {
-                f64_bytes(&v.iter().map(|r| r.b).collect::<Vec<f64>>())
+                // In place: a `FieldB` is an `f64`'s size and alignment.
+                v.into_iter().map(|r| r.b).collect::<Vec<f64>>()
             })
         }
         "hyperslab" => {
@@ -227,13 +228,13 @@ fn read_one(dir: &Path, name: &str, mib: usize, buf: &mut Vec<f64>) -> Result<Op
                 .and_then(|d| d.read_hyperslab(&[r0, c0], None, &[nr, nc], None))
                 .map_err(err)?;
             drop(f);
-            Timed::stop(&clock, || data::f32_bytes(&v))
+            Timed::stop(&clock, || v)
         }
         _ => {
             let f = h5::File::open(path).map_err(err)?;
             let v: Vec<f64> = f.dataset(object).and_then(|d| d.read()).map_err(err)?;
             drop(f);
-            Timed::stop(&clock, || f64_bytes(&v))
+            Timed::stop(&clock, || v)
         }
     }))
 }
@@ -257,7 +258,7 @@ pub fn run_worker(
     {
         found = true;
         let mut calls = Vec::new();
-        let mut last = Vec::new();
+        let mut last = data::Output::default();
         for _ in 0..reps {
             match read(&dir, name)? {
                 Some(t) => {
@@ -271,7 +272,7 @@ pub fn run_worker(
             println!("# unsupported {name}");
             continue;
         }
-        let hash = digest(&last);
+        let hash = digest(&last.bytes());
         for (seconds, peak_kib) in calls {
             let m = Measurement {
                 name: (*name).to_owned(),
@@ -283,7 +284,7 @@ pub fn run_worker(
             println!("{}", m.line());
         }
         if let Some(path) = dump {
-            std::fs::write(path, &last).map_err(|e| format!("{}: {e}", path.display()))?;
+            std::fs::write(path, last.bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
         }
     }
     if found {

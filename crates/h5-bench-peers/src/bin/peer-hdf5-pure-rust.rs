@@ -31,7 +31,7 @@ fn read(dir: &Path, name: &str) -> Result<Option<Timed>> {
                 .and_then(|d| d.read_field("b"))
                 .map_err(&e)?;
             drop(f);
-            Timed::stop(&clock, || f64_bytes(&b))
+            Timed::stop(&clock, || b)
         }
         "hyperslab" => {
             let f = File::open(path).map_err(&e)?;
@@ -41,13 +41,13 @@ fn read(dir: &Path, name: &str) -> Result<Option<Timed>> {
                 .and_then(|d| d.read_slice::<f32, _>((r0..r0 + nr, c0..c0 + nc)))
                 .map_err(&e)?;
             drop(f);
-            Timed::stop(&clock, || f32_bytes(&v))
+            Timed::stop(&clock, || v)
         }
         _ => {
             let f = File::open(path).map_err(&e)?;
             let v: Vec<f64> = f.dataset(object).and_then(|d| d.read()).map_err(&e)?;
             drop(f);
-            Timed::stop(&clock, || f64_bytes(&v))
+            Timed::stop(&clock, || v)
         }
     }))
 }
