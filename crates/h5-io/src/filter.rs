@@ -403,6 +403,23 @@ impl FilterRegistry {
         data: Vec<u8>,
         ctx: &ChunkInfo,
     ) -> Result<(Vec<u8>, u32)> {
+        self.encode_chunk_in(filters, filter_mask, data, ctx, &BufferPool::new(0))
+    }
+
+    /// [`FilterRegistry::encode_chunk`] with the stages' spare buffer taken from `pool` and
+    /// given back to it, as is `data`'s buffer once a stage has replaced it. When `pool`
+    /// keeps buffers, a result much smaller than the buffer holding it (a compressed chunk
+    /// in a chunk-sized buffer) is copied out and the buffer goes back to `pool` too, so a
+    /// write that keeps every encoded chunk until it has encoded them all keeps only their
+    /// bytes.
+    pub(crate) fn encode_chunk_in(
+        &self,
+        filters: &[Filter],
+        filter_mask: u32,
+        data: Vec<u8>,
+        ctx: &ChunkInfo,
+        pool: &BufferPool,
+    ) -> Result<(Vec<u8>, u32)> {
         check_pipeline_len(filters)?;
         if data.len() != ctx.expected_size {
             let id = filters.first().map_or(FilterId(0), |f| f.id);
@@ -416,7 +433,7 @@ impl FilterRegistry {
         }
         let mut failed = 0u32;
         let mut cur = data;
-        let mut spare = Vec::new();
+        let mut spare = pool.take();
         for (idx, f) in filters.iter().enumerate() {
             let bit = 1u32 << idx;
             if filter_mask & bit != 0 {
@@ -426,8 +443,18 @@ impl FilterRegistry {
             match self.codec(f).and_then(|c| c.encode(f, &cur, &mut spare)) {
                 Ok(step) => apply(step, &mut cur, &mut spare),
                 Err(_) if f.is_optional() => failed |= bit,
-                Err(e) => return Err(e),
+                Err(e) => {
+                    pool.give(spare);
+                    pool.give(cur);
+                    return Err(e);
+                }
             }
+        }
+        pool.give(spare);
+        if pool.keeps_buffers() && cur.capacity() / 2 > cur.len() {
+            let exact = cur.to_vec();
+            pool.give(cur);
+            cur = exact;
         }
         Ok((cur, failed))
     }
@@ -775,6 +802,11 @@ impl BufferPool {
         if buf.capacity() >= need {
             self.give(buf);
         }
+    }
+
+    /// Whether the pool keeps any buffer at all.
+    pub(crate) fn keeps_buffers(&self) -> bool {
+        self.max_buffers > 0
     }
 
     /// Keep `buf` for a later [`BufferPool::take`] (dropped when the pool is full or it is

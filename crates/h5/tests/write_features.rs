@@ -286,6 +286,66 @@ fn writes_by_hyperslab_points_and_netcdf_forms() {
 }
 
 #[test]
+fn filtered_chunks_written_whole_in_part_and_out_of_order() {
+    for format in FORMATS {
+        let p = tmp("filtered-sel", format);
+        let f = h5::File::create_with(&p, format).unwrap();
+        // 7 x 10 in 3 x 4 chunks: whole chunks, edge chunks past the extent, and chunks whose
+        // elements a later write replaces in part.
+        let d = f
+            .new_dataset::<i32>()
+            .shape(&[7, 10])
+            .chunk(&[3, 4])
+            .shuffle()
+            .deflate(4)
+            .create("grid")
+            .unwrap();
+        let all: Vec<i32> = (0..70).collect();
+        d.write(&all).unwrap();
+        let space = Dataspace::simple(&[7, 10]).unwrap();
+        // Rows 2..5, columns 3..9: across 2 x 2 chunks, none whole.
+        let sel = Selection::hyperslab(&space, &[2, 3], None, &[3, 6], None).unwrap();
+        let vals: Vec<i32> = (0..18).map(|i| -1 - i).collect();
+        d.write_selection(&sel, &vals).unwrap();
+        // Every element of chunk (0, 1) (rows 0..3, columns 4..8), as points in reverse
+        // order, and one point of chunk (2, 0).
+        let mut pts: Vec<[u64; 2]> = (0..3u64)
+            .flat_map(|r| (4..8u64).map(move |c| [r, c]))
+            .collect();
+        pts.reverse();
+        pts.push([6, 0]);
+        let n = pts.len();
+        let pvals: Vec<i32> = (0..n as i32).map(|i| 1000 + i).collect();
+        d.write_selection(&Selection::points(&space, &pts).unwrap(), &pvals)
+            .unwrap();
+        f.close().unwrap();
+        let mut want = all.clone();
+        for (k, (r, c)) in (2..5).flat_map(|r| (3..9).map(move |c| (r, c))).enumerate() {
+            want[r * 10 + c] = vals[k];
+        }
+        for (k, [r, c]) in pts.iter().enumerate() {
+            want[*r as usize * 10 + *c as usize] = pvals[k];
+        }
+        let back: Vec<i32> = h5::File::open(&p)
+            .unwrap()
+            .dataset("grid")
+            .unwrap()
+            .read()
+            .unwrap();
+        assert_eq!(back, want);
+        if let Some(out) = py(&p, "print(f['grid'][()].ravel().tolist())") {
+            let got: Vec<i32> = out
+                .trim()
+                .trim_matches(|c| c == '[' || c == ']')
+                .split(", ")
+                .map(|v| v.parse().unwrap())
+                .collect();
+            assert_eq!(got, want);
+        }
+    }
+}
+
+#[test]
 fn failed_writes_leave_a_readable_file() {
     for format in FORMATS {
         let p = tmp("errors", format);

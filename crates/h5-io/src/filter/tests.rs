@@ -871,3 +871,47 @@ fn block_codecs_decode_into_the_callers_buffer() {
         }
     }
 }
+
+#[test]
+fn encoding_through_a_pool_agrees_with_encoding_alone() {
+    let reg = FilterRegistry::builtin();
+    let pool = BufferPool::new(4);
+    let data: Vec<u8> = (0..65536u32).flat_map(|i| (i / 5).to_le_bytes()).collect();
+    let info = ChunkInfo::new(data.len());
+    let pipelines = [
+        vec![f(FilterId::SHUFFLE, &[4]), Filter::deflate(4)],
+        vec![
+            f(FilterId::SHUFFLE, &[4]),
+            Filter::deflate(1),
+            Filter::fletcher32(),
+        ],
+        vec![Filter::lzf()],
+        vec![f(FilterId::SHUFFLE, &[4])],
+        vec![Filter::fletcher32()],
+        vec![],
+    ];
+    for p in &pipelines {
+        // Twice: the second time from the buffers the first gave back.
+        for _ in 0..2 {
+            let alone = reg.encode_chunk(p, 0, data.clone(), &info).unwrap();
+            let pooled = reg
+                .encode_chunk_in(p, 0, data.clone(), &info, &pool)
+                .unwrap();
+            assert_eq!(pooled, alone, "{p:?}");
+            // A compressed chunk is not kept in a chunk-sized buffer.
+            assert!(pooled.0.capacity() / 2 <= pooled.0.len(), "{p:?}");
+            let back = reg.decode_chunk(p, pooled.1, pooled.0, &info).unwrap();
+            assert_eq!(back, data, "{p:?}");
+        }
+    }
+    // A required filter's failure is an error, as without a pool.
+    let bad = [Filter::deflate(4), f(FilterId::SHUFFLE, &[0])];
+    assert!(reg
+        .encode_chunk_in(&bad, 0, data.clone(), &info, &pool)
+        .is_err());
+    assert_eq!(
+        reg.encode_chunk(&bad, 0, data.clone(), &info).is_err(),
+        reg.encode_chunk_in(&bad, 0, data.clone(), &info, &pool)
+            .is_err()
+    );
+}

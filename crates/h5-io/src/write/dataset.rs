@@ -883,6 +883,47 @@ impl FileWriter {
     }
 
     /// The unfiltered bytes of a chunk: stored, or filled when absent.
+    /// The bytes of chunk `coords` with `runs` (chunk offset, offset in `src`, length, in
+    /// bytes) written over them from `src`. A chunk the runs cover whole, in order, is built
+    /// from them alone in a buffer from `pool`; any other starts from its stored bytes or
+    /// the fill value.
+    fn chunk_with(
+        &self,
+        d: &Dataset,
+        coords: &[u64],
+        runs: &[(usize, usize, usize)],
+        src: &[u8],
+        chunk_bytes: usize,
+        pool: &crate::filter::BufferPool,
+    ) -> Result<Vec<u8>> {
+        let mut end = 0usize;
+        let whole = runs.iter().all(|&(f, _, l)| {
+            let next = (f == end).then(|| f.checked_add(l)).flatten();
+            end = next.unwrap_or(usize::MAX);
+            next.is_some()
+        }) && end == chunk_bytes;
+        if whole {
+            let mut bytes = pool.take();
+            bytes.clear();
+            bytes.reserve_exact(chunk_bytes);
+            for &(_, m, l) in runs {
+                match m.checked_add(l).and_then(|e| src.get(m..e)) {
+                    Some(s) => bytes.extend_from_slice(s),
+                    None => bail!(Format, "chunk run outside the data"),
+                }
+            }
+            return Ok(bytes);
+        }
+        let mut bytes = self.load_chunk(d, coords)?;
+        for &(f, m, l) in runs {
+            match (bytes.get_mut(f..f + l), src.get(m..m + l)) {
+                (Some(dst), Some(src)) => dst.copy_from_slice(src),
+                _ => bail!(Format, "chunk run outside the chunk"),
+            }
+        }
+        Ok(bytes)
+    }
+
     fn load_chunk(&self, d: &Dataset, coords: &[u64]) -> Result<Vec<u8>> {
         let Storage::Chunked { dims, chunks, .. } = &d.storage else {
             bail!(Format, "not chunked");
@@ -1211,31 +1252,36 @@ impl FileWriter {
             }
             Storage::Chunked { dims, .. } => {
                 let dims = dims.clone();
+                let chunk_bytes = Dataset::chunk_elems(&dims) * es;
+                // Each chunk the selection touches, with its runs in bytes (chunk offset,
+                // offset in `fbuf`, length).
                 let mut updates = Vec::new();
                 for c in sel.chunks(space, &dims)? {
-                    let mut bytes = self.load_chunk(d, c.coords())?;
-                    for r in c.runs() {
-                        let (f, m, l) = (
-                            r.offset as usize * es,
-                            r.rank as usize * es,
-                            r.len as usize * es,
-                        );
-                        match (bytes.get_mut(f..f + l), fbuf.get(m..m + l)) {
-                            (Some(dst), Some(src)) => dst.copy_from_slice(src),
-                            _ => bail!(Format, "chunk run outside the chunk"),
-                        }
-                    }
-                    updates.push((c.coords().to_vec(), bytes));
+                    let runs: Vec<(usize, usize, usize)> = c
+                        .runs()
+                        .map(|r| {
+                            (
+                                r.offset as usize * es,
+                                r.rank as usize * es,
+                                r.len as usize * es,
+                            )
+                        })
+                        .collect();
+                    updates.push((c.coords().to_vec(), runs));
                 }
                 // Filter every chunk first so a filter error changes nothing; several chunks
-                // are filtered in parallel (on all cores).
-                let registry = &self.filters;
-                let encode = |(coords, bytes): (Vec<u64>, Vec<u8>)| -> Result<_> {
+                // are made and filtered in parallel (on all cores), each in buffers handed
+                // from chunk to chunk (`pool`), so only the encoded bytes are kept.
+                let pool = crate::filter::BufferPool::new(2 * rayon::current_num_threads() + 2);
+                let this = &*self;
+                let encode = |(coords, runs): (Vec<u64>, Vec<(usize, usize, usize)>)| {
+                    let bytes = this.chunk_with(d, &coords, &runs, fbuf, chunk_bytes, &pool)?;
                     let ctx = ChunkInfo::new(bytes.len());
                     let enc = if d.filters.is_empty() {
                         (bytes, 0)
                     } else {
-                        registry.encode_chunk(&d.filters, 0, bytes, &ctx)?
+                        this.filters
+                            .encode_chunk_in(&d.filters, 0, bytes, &ctx, &pool)?
                     };
                     Ok((coords, enc))
                 };
