@@ -138,11 +138,66 @@ pub trait Storage: Send + Sync + fmt::Debug {
             .collect()
     }
 
+    /// [`Storage::read_ranges`] into buffers the caller hands over and may reuse: `bufs`
+    /// has one buffer per range (of any length and contents), each left holding its range's
+    /// bytes. The default goes through [`Storage::read_ranges`], so a storage that batches
+    /// keeps its batching (and the buffers handed over are replaced); a storage that reads
+    /// range by range fills them in place ([`read_ranges_in_place`]), which saves the
+    /// caller fresh memory for every range.
+    fn read_ranges_into(&self, ranges: &[Range<u64>], bufs: &mut [Vec<u8>]) -> io::Result<()> {
+        check_buffers(ranges, bufs)?;
+        let got = self.read_ranges(ranges)?;
+        check_buffers(ranges, &got)?;
+        for (b, r) in bufs.iter_mut().zip(got) {
+            *b = r;
+        }
+        Ok(())
+    }
+
     /// Whether reads are cheap (a local file or memory). Non-local storage is worth a block
     /// cache and batched reads; local storage is read as asked.
     fn is_local(&self) -> bool {
         true
     }
+}
+
+fn check_buffers(ranges: &[Range<u64>], bufs: &[Vec<u8>]) -> io::Result<()> {
+    if ranges.len() == bufs.len() {
+        Ok(())
+    } else {
+        Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} buffers for {} ranges", bufs.len(), ranges.len()),
+        ))
+    }
+}
+
+/// [`Storage::read_ranges_into`] for a storage that reads range by range: every range is
+/// checked against the storage's end first, then each buffer is resized to its range (zeroed
+/// only where it grows) and filled.
+pub fn read_ranges_in_place<S: Storage + ?Sized>(
+    storage: &S,
+    ranges: &[Range<u64>],
+    bufs: &mut [Vec<u8>],
+) -> io::Result<()> {
+    check_buffers(ranges, bufs)?;
+    let len = storage.len()?;
+    let mut lens = Vec::with_capacity(ranges.len());
+    for r in ranges {
+        let n = range_len(r)?;
+        check_range(r.start, n as u64, len)?;
+        lens.push(n);
+    }
+    for ((b, r), n) in bufs.iter_mut().zip(ranges).zip(lens) {
+        // What the buffer holds already is overwritten whole by the read.
+        if b.len() >= n {
+            b.truncate(n);
+        } else {
+            b.resize(n, 0);
+        }
+        storage.read_exact_at(r.start, b)?;
+    }
+    Ok(())
 }
 
 /// Positioned writes on top of [`Storage`], through `&self`: one storage serves a reader and
@@ -205,6 +260,13 @@ macro_rules! forward_storage {
             }
             fn read_ranges(&self, ranges: &[Range<u64>]) -> io::Result<Vec<Vec<u8>>> {
                 (**self).read_ranges(ranges)
+            }
+            fn read_ranges_into(
+                &self,
+                ranges: &[Range<u64>],
+                bufs: &mut [Vec<u8>],
+            ) -> io::Result<()> {
+                (**self).read_ranges_into(ranges, bufs)
             }
             fn is_local(&self) -> bool {
                 (**self).is_local()

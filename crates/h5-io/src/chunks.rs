@@ -142,14 +142,22 @@ pub(crate) struct PlannedChunk {
 }
 
 /// Fetch the bytes of a batch of planned chunks (`None`: not allocated) with one batched
-/// read of the storage ([`crate::raw::RawFile::read_batch`]); one result per chunk, in order.
-pub(crate) fn fetch(file: &File, plan: &[Option<PlannedChunk>]) -> Vec<Result<Option<Vec<u8>>>> {
+/// read of the storage ([`crate::raw::RawFile::read_batch_with`], into the stored-bytes
+/// buffers of chunks `pool` got back from earlier decodes); one result per chunk, in order.
+pub(crate) fn fetch(
+    file: &File,
+    plan: &[Option<PlannedChunk>],
+    pool: &crate::filter::BufferPool,
+) -> Vec<Result<Option<Vec<u8>>>> {
     let requests: Vec<(Addr, u64)> = plan
         .iter()
         .flatten()
         .map(|p| (p.loc.addr, p.stored))
         .collect();
-    let mut fetched = file.raw().read_batch(&requests).into_iter();
+    let mut fetched = file
+        .raw()
+        .read_batch_with(&requests, || pool.take_stored())
+        .into_iter();
     plan.iter()
         .map(|p| match p {
             None => Ok(None),

@@ -1090,7 +1090,7 @@ impl Dataset {
                 .zip(&cached)
                 .map(|(p, c)| if c.is_some() { None } else { *p })
                 .collect();
-            let fetched = crate::chunks::fetch(&self.loc.file, &to_fetch);
+            let fetched = crate::chunks::fetch(&self.loc.file, &to_fetch, &pool);
             Fetched {
                 planned,
                 failed,

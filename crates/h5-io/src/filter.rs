@@ -756,6 +756,9 @@ fn check_pipeline_len(filters: &[Filter]) -> Result<()> {
 #[derive(Debug)]
 pub(crate) struct BufferPool {
     bufs: std::sync::Mutex<Vec<Vec<u8>>>,
+    /// Buffers smaller than a stage needs (a chunk's stored bytes, once decoded), for the
+    /// next chunks' stored bytes ([`BufferPool::take_stored`]).
+    stored: std::sync::Mutex<Vec<Vec<u8>>>,
     max_buffers: usize,
 }
 
@@ -767,6 +770,7 @@ impl BufferPool {
     pub(crate) fn new(max_buffers: usize) -> Self {
         BufferPool {
             bufs: std::sync::Mutex::new(Vec::new()),
+            stored: std::sync::Mutex::new(Vec::new()),
             max_buffers,
         }
     }
@@ -796,12 +800,27 @@ impl BufferPool {
     }
 
     /// [`BufferPool::give`] a buffer that can hold a stage's output for a chunk of `need`
-    /// bytes; a smaller one (a chunk's stored bytes, say) goes back to the allocator, so the
-    /// pool does not fill with buffers no stage would take.
+    /// bytes; a smaller one (a chunk's stored bytes, say) is kept apart for
+    /// [`BufferPool::take_stored`], so the stages are not handed buffers they would grow.
     fn give_for(&self, buf: Vec<u8>, need: usize) {
         if buf.capacity() >= need {
             self.give(buf);
+        } else if buf.capacity() > 0 {
+            let mut stored = self.stored.lock().unwrap_or_else(|p| p.into_inner());
+            if stored.len() < self.max_buffers {
+                stored.push(buf);
+            }
         }
+    }
+
+    /// A buffer for a chunk's stored bytes (of any length and contents, for the storage to
+    /// fill: [`h5_format::storage::Storage::read_ranges_into`]): the largest kept one, so
+    /// reading chunk after chunk reuses memory it has touched, or a new empty one.
+    pub(crate) fn take_stored(&self) -> Vec<u8> {
+        let mut stored = self.stored.lock().unwrap_or_else(|p| p.into_inner());
+        (0..stored.len())
+            .max_by_key(|&i| stored[i].capacity())
+            .map_or_else(Vec::new, |i| stored.swap_remove(i))
     }
 
     /// Whether the pool keeps any buffer at all.

@@ -141,6 +141,18 @@ impl RawFile {
     /// One result per request, in order: a request outside the file fails alone, as
     /// [`RawFile::read`] would; a failure of the batch fails every request in it.
     pub fn read_batch(&self, requests: &[(Addr, u64)]) -> Vec<Result<Vec<u8>, RawError>> {
+        self.read_batch_with(requests, Vec::new)
+    }
+
+    /// [`RawFile::read_batch`] into buffers from `buffer` (one per request inside the file,
+    /// of any length and contents), which a storage that reads range by range fills in place
+    /// ([`Storage::read_ranges_into`]): a caller reading batch after batch hands back the
+    /// buffers of the last one.
+    pub fn read_batch_with(
+        &self,
+        requests: &[(Addr, u64)],
+        mut buffer: impl FnMut() -> Vec<u8>,
+    ) -> Vec<Result<Vec<u8>, RawError>> {
         let mut out: Vec<Result<Vec<u8>, RawError>> = Vec::with_capacity(requests.len());
         let mut ranges = Vec::new();
         for &(addr, len) in requests {
@@ -161,8 +173,9 @@ impl RawFile {
         if ranges.is_empty() {
             return out;
         }
-        match self.source.read_ranges(&ranges) {
-            Ok(bufs) if bufs.len() == ranges.len() => {
+        let mut bufs: Vec<Vec<u8>> = ranges.iter().map(|_| buffer()).collect();
+        match self.source.read_ranges_into(&ranges, &mut bufs) {
+            Ok(()) => {
                 let mut bufs = bufs.into_iter();
                 for slot in out.iter_mut().filter(|r| r.is_ok()) {
                     if let Some(b) = bufs.next() {
@@ -170,11 +183,8 @@ impl RawFile {
                     }
                 }
             }
-            r => {
-                let message = match r {
-                    Err(e) => e.to_string(),
-                    Ok(b) => format!("{} buffers for {} ranges", b.len(), ranges.len()),
-                };
+            Err(e) => {
+                let message = e.to_string();
                 for (slot, &(addr, len)) in out.iter_mut().zip(requests) {
                     if slot.is_ok() {
                         *slot = Err(RawError {

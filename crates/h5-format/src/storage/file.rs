@@ -118,6 +118,14 @@ impl Storage for FileStorage {
     fn read_exact_at(&self, pos: u64, buf: &mut [u8]) -> io::Result<()> {
         pread(&self.file, pos, buf)
     }
+
+    fn read_ranges_into(
+        &self,
+        ranges: &[std::ops::Range<u64>],
+        bufs: &mut [Vec<u8>],
+    ) -> io::Result<()> {
+        super::read_ranges_in_place(self, ranges, bufs)
+    }
 }
 
 impl WritableStorage for FileStorage {

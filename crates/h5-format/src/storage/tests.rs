@@ -30,6 +30,33 @@ fn read_ranges_defaults_to_a_loop_and_checks_every_range() {
 }
 
 #[test]
+fn ranges_into_handed_buffers_fill_a_file_in_place_and_others_through_read_ranges() {
+    let path = std::env::temp_dir().join(format!("h5-format-ranges-into-{}", std::process::id()));
+    std::fs::write(&path, (0u8..32).collect::<Vec<_>>()).unwrap();
+    let f = FileStorage::open(&path).unwrap();
+    // A buffer longer than its range, one shorter, one empty: each left holding its range.
+    let mut bufs = vec![vec![0xAA; 64], vec![0xBB; 1], Vec::with_capacity(8)];
+    let long_at = bufs[0].as_ptr();
+    f.read_ranges_into(&[2..5, 10..14, 30..30], &mut bufs)
+        .unwrap();
+    assert_eq!(bufs, vec![vec![2, 3, 4], vec![10, 11, 12, 13], vec![]]);
+    // Filled in place: the long buffer is the same memory.
+    assert_eq!(bufs[0].as_ptr(), long_at);
+    // Every range is checked before anything is read; the count must match.
+    let mut two = vec![vec![7u8; 2], vec![7u8; 2]];
+    assert!(f.read_ranges_into(&[0..2, 31..33], &mut two).is_err());
+    assert_eq!(two, vec![vec![7, 7], vec![7, 7]]);
+    assert!(f.read_ranges_into(&[0..2], &mut two).is_err());
+    // A storage that batches is read through its `read_ranges` (one batch counted).
+    let c = CountingStorage::new(MemStorage::new((0u8..16).collect::<Vec<_>>()));
+    let mut bufs = vec![vec![9u8; 5], Vec::new()];
+    c.read_ranges_into(&[1..3, 4..7], &mut bufs).unwrap();
+    assert_eq!(bufs, vec![vec![1, 2], vec![4, 5, 6]]);
+    assert_eq!(c.counts().batches, 1);
+    let _ = std::fs::remove_file(&path);
+}
+
+#[test]
 fn family_spans_members() {
     let a: Box<dyn Storage> = Box::new(MemStorage::new(vec![1u8, 2, 3]));
     let b: Box<dyn Storage> = Box::new(MemStorage::new(vec![5u8, 6]));
