@@ -805,7 +805,7 @@ impl BufferPool {
     fn give_for(&self, buf: Vec<u8>, need: usize) {
         if buf.capacity() >= need {
             self.give(buf);
-        } else if buf.capacity() > 0 {
+        } else if buf.capacity() > 0 && buf.capacity() <= Self::MAX_CAPACITY {
             let mut stored = self.stored.lock().unwrap_or_else(|p| p.into_inner());
             if stored.len() < self.max_buffers {
                 stored.push(buf);

@@ -882,7 +882,6 @@ impl FileWriter {
         }
     }
 
-    /// The unfiltered bytes of a chunk: stored, or filled when absent.
     /// The bytes of chunk `coords` with `runs` (chunk offset, offset in `src`, length, in
     /// bytes) written over them from `src`. A chunk the runs cover whole, in order, is built
     /// from them alone in a buffer from `pool`; any other starts from its stored bytes or
@@ -924,6 +923,7 @@ impl FileWriter {
         Ok(bytes)
     }
 
+    /// The unfiltered bytes of a chunk: stored, or filled when absent.
     fn load_chunk(&self, d: &Dataset, coords: &[u64]) -> Result<Vec<u8>> {
         let Storage::Chunked { dims, chunks, .. } = &d.storage else {
             bail!(Format, "not chunked");
