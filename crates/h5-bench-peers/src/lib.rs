@@ -9,7 +9,7 @@
 //! the binary does that and picks out the part asked for, inside the clock.
 #![forbid(unsafe_code)]
 
-pub use h5_bench::data::{f32_bytes, f64_bytes, Clock, READ_ATTR, SLAB_SELECTION};
+pub use h5_bench::data::{Clock, READ_ATTR, SLAB_SELECTION};
 pub use h5_bench::read::{bench_file, Timed};
 pub use h5_bench::Result;
 use std::path::{Path, PathBuf};

@@ -125,17 +125,9 @@ pub trait Storage: Send + Sync + fmt::Debug {
     /// ranges and fetches them concurrently). One buffer per range, in the order given. Every
     /// range must lie inside the storage; the default reads them one after the other.
     fn read_ranges(&self, ranges: &[Range<u64>]) -> io::Result<Vec<Vec<u8>>> {
-        let len = self.len()?;
-        ranges
-            .iter()
-            .map(|r| {
-                let n = range_len(r)?;
-                check_range(r.start, n as u64, len)?;
-                let mut v = vec![0u8; n];
-                self.read_exact_at(r.start, &mut v)?;
-                Ok(v)
-            })
-            .collect()
+        let mut bufs = vec![Vec::new(); ranges.len()];
+        read_ranges_in_place(self, ranges, &mut bufs)?;
+        Ok(bufs)
     }
 
     /// [`Storage::read_ranges`] into buffers the caller hands over and may reuse: `bufs`
@@ -172,9 +164,9 @@ fn check_buffers(ranges: &[Range<u64>], bufs: &[Vec<u8>]) -> io::Result<()> {
     }
 }
 
-/// [`Storage::read_ranges_into`] for a storage that reads range by range: every range is
-/// checked against the storage's end first, then each buffer is resized to its range (zeroed
-/// only where it grows) and filled.
+/// [`Storage::read_ranges_into`] for a storage that reads range by range (and the default
+/// [`Storage::read_ranges`]): every range is checked against the storage's end first, then
+/// each buffer is sized to its range (zeroed only where it grows) and filled.
 pub fn read_ranges_in_place<S: Storage + ?Sized>(
     storage: &S,
     ranges: &[Range<u64>],
@@ -189,11 +181,14 @@ pub fn read_ranges_in_place<S: Storage + ?Sized>(
         lens.push(n);
     }
     for ((b, r), n) in bufs.iter_mut().zip(ranges).zip(lens) {
-        // What the buffer holds already is overwritten whole by the read.
+        // What the buffer holds already is overwritten whole by the read; a buffer too
+        // small is replaced by fresh zeroed memory (which costs no pass of its own).
         if b.len() >= n {
             b.truncate(n);
-        } else {
+        } else if b.capacity() >= n {
             b.resize(n, 0);
+        } else {
+            *b = vec![0u8; n];
         }
         storage.read_exact_at(r.start, b)?;
     }

@@ -778,10 +778,26 @@ impl BufferPool {
     /// An empty buffer, with the capacity of the largest recycled one when the pool has
     /// one.
     pub(crate) fn take(&self) -> Vec<u8> {
-        let mut bufs = self.bufs.lock().unwrap_or_else(|p| p.into_inner());
+        Self::take_largest(&self.bufs)
+    }
+
+    /// The buffer of `list` with the largest capacity, or a new empty one.
+    fn take_largest(list: &std::sync::Mutex<Vec<Vec<u8>>>) -> Vec<u8> {
+        let mut bufs = list.lock().unwrap_or_else(|p| p.into_inner());
         match (0..bufs.len()).max_by_key(|&i| bufs[i].capacity()) {
             Some(i) => bufs.swap_remove(i),
             None => Vec::new(),
+        }
+    }
+
+    /// Keep `buf` in `list` when it holds memory, is not too large and `list` has room.
+    fn keep(&self, list: &std::sync::Mutex<Vec<Vec<u8>>>, buf: Vec<u8>) {
+        if buf.capacity() == 0 || buf.capacity() > Self::MAX_CAPACITY {
+            return;
+        }
+        let mut bufs = list.lock().unwrap_or_else(|p| p.into_inner());
+        if bufs.len() < self.max_buffers {
+            bufs.push(buf);
         }
     }
 
@@ -805,11 +821,8 @@ impl BufferPool {
     fn give_for(&self, buf: Vec<u8>, need: usize) {
         if buf.capacity() >= need {
             self.give(buf);
-        } else if buf.capacity() > 0 && buf.capacity() <= Self::MAX_CAPACITY {
-            let mut stored = self.stored.lock().unwrap_or_else(|p| p.into_inner());
-            if stored.len() < self.max_buffers {
-                stored.push(buf);
-            }
+        } else {
+            self.keep(&self.stored, buf);
         }
     }
 
@@ -817,10 +830,7 @@ impl BufferPool {
     /// fill: [`h5_format::storage::Storage::read_ranges_into`]): the largest kept one, so
     /// reading chunk after chunk reuses memory it has touched, or a new empty one.
     pub(crate) fn take_stored(&self) -> Vec<u8> {
-        let mut stored = self.stored.lock().unwrap_or_else(|p| p.into_inner());
-        (0..stored.len())
-            .max_by_key(|&i| stored[i].capacity())
-            .map_or_else(Vec::new, |i| stored.swap_remove(i))
+        Self::take_largest(&self.stored)
     }
 
     /// Whether the pool keeps any buffer at all.
@@ -831,14 +841,8 @@ impl BufferPool {
     /// Keep `buf` for a later [`BufferPool::take`] (dropped when the pool is full or it is
     /// too large).
     pub(crate) fn give(&self, mut buf: Vec<u8>) {
-        if buf.capacity() == 0 || buf.capacity() > Self::MAX_CAPACITY {
-            return;
-        }
         buf.clear();
-        let mut bufs = self.bufs.lock().unwrap_or_else(|p| p.into_inner());
-        if bufs.len() < self.max_buffers {
-            bufs.push(buf);
-        }
+        self.keep(&self.bufs, buf);
     }
 }
 

@@ -895,15 +895,13 @@ impl FileWriter {
         chunk_bytes: usize,
         pool: &crate::filter::BufferPool,
     ) -> Result<Vec<u8>> {
-        let mut end = 0usize;
-        let whole = runs.iter().all(|&(f, _, l)| {
-            let next = (f == end).then(|| f.checked_add(l)).flatten();
-            end = next.unwrap_or(usize::MAX);
-            next.is_some()
-        }) && end == chunk_bytes;
-        if whole {
+        // Whole and in order: each run starts where the one before ends, the last at the
+        // chunk's end.
+        let end = runs.iter().try_fold(0usize, |end, &(f, _, l)| {
+            (f == end).then(|| f.checked_add(l)).flatten()
+        });
+        if end == Some(chunk_bytes) {
             let mut bytes = pool.take();
-            bytes.clear();
             bytes.reserve_exact(chunk_bytes);
             for &(_, m, l) in runs {
                 match m.checked_add(l).and_then(|e| src.get(m..e)) {
