@@ -181,14 +181,15 @@ pub fn read_ranges_in_place<S: Storage + ?Sized>(
         lens.push(n);
     }
     for ((b, r), n) in bufs.iter_mut().zip(ranges).zip(lens) {
-        // What the buffer holds already is overwritten whole by the read; a buffer too
-        // small is replaced by fresh zeroed memory (which costs no pass of its own).
+        // What the buffer holds already is overwritten whole by the read; a buffer without
+        // memory gets fresh zeroed memory (which costs no pass of its own), one with some
+        // grows (in place where the allocator can).
         if b.len() >= n {
             b.truncate(n);
-        } else if b.capacity() >= n {
-            b.resize(n, 0);
-        } else {
+        } else if b.capacity() == 0 {
             *b = vec![0u8; n];
+        } else {
+            b.resize(n, 0);
         }
         storage.read_exact_at(r.start, b)?;
     }
