@@ -377,7 +377,9 @@ impl ObjectHeader {
         } else {
             4
         };
-        let mut messages = Vec::new();
+        let mut messages = Vec::with_capacity(
+            count_messages(c.rest(), header_len).min(limits::MAX_HEADER_MESSAGES),
+        );
         while c.remaining() >= header_len {
             let at = c.offset();
             let (kind, size, flags) = if version == 1 {
@@ -604,6 +606,23 @@ fn size_width(n: u64) -> usize {
     } else {
         8
     }
+}
+
+/// How many whole messages the chunk body `b` holds (messages with headers of `header_len`
+/// bytes, the size at bytes 2..4 of each version 1 header and 1..3 of each version 2 one):
+/// the capacity [`ObjectHeader::parse_messages`] reserves, so the list is allocated once.
+fn count_messages(b: &[u8], header_len: usize) -> usize {
+    let size_at = if header_len == 8 { 2 } else { 1 };
+    let (mut at, mut n) = (0usize, 0usize);
+    while let Some(h) = b.get(at..at + header_len) {
+        let size = usize::from(u16::from_le_bytes([h[size_at], h[size_at + 1]]));
+        at += header_len + size;
+        if at > b.len() {
+            break;
+        }
+        n += 1;
+    }
+    n
 }
 
 #[cfg(test)]

@@ -158,14 +158,18 @@ pub trait FilterCodec: Send + Sync {
 #[derive(Clone)]
 pub struct FilterRegistry {
     /// Shared between clones (every open's options hold one) until one of them changes.
-    codecs: Arc<BTreeMap<FilterId, Arc<dyn FilterCodec>>>,
+    /// `None`: the built-in codecs, built the first time a filter is looked up (an open
+    /// that decodes nothing filtered never builds them).
+    codecs: Option<Arc<Codecs>>,
 }
+
+type Codecs = BTreeMap<FilterId, Arc<dyn FilterCodec>>;
 
 impl FilterRegistry {
     /// A registry with no codecs at all.
     pub fn empty() -> Self {
         FilterRegistry {
-            codecs: Arc::new(BTreeMap::new()),
+            codecs: Some(Arc::new(BTreeMap::new())),
         }
     }
 
@@ -202,6 +206,22 @@ impl FilterRegistry {
         BUILTIN.get_or_init(FilterRegistry::builtin)
     }
 
+    /// The codecs: this registry's, or the built-in ones it stands for.
+    fn map(&self) -> &Codecs {
+        match &self.codecs {
+            Some(c) => c,
+            None => FilterRegistry::shared().map(),
+        }
+    }
+
+    /// The codecs to change, this registry's own from now on.
+    fn map_mut(&mut self) -> &mut Codecs {
+        let codecs = self
+            .codecs
+            .get_or_insert_with(|| FilterRegistry::shared().codecs.clone().unwrap_or_default());
+        Arc::make_mut(codecs)
+    }
+
     /// Add `codec` for its id, replacing (and returning) the one registered before.
     pub fn register(&mut self, codec: impl FilterCodec + 'static) -> Option<Arc<dyn FilterCodec>> {
         self.register_arc(Arc::new(codec))
@@ -209,27 +229,27 @@ impl FilterRegistry {
 
     /// [`FilterRegistry::register`] for a codec already shared.
     pub fn register_arc(&mut self, codec: Arc<dyn FilterCodec>) -> Option<Arc<dyn FilterCodec>> {
-        Arc::make_mut(&mut self.codecs).insert(codec.id(), codec)
+        self.map_mut().insert(codec.id(), codec)
     }
 
     /// Remove the codec of `id`.
     pub fn unregister(&mut self, id: FilterId) -> Option<Arc<dyn FilterCodec>> {
-        Arc::make_mut(&mut self.codecs).remove(&id)
+        self.map_mut().remove(&id)
     }
 
     /// The codec of `id`, if registered.
     pub fn get(&self, id: FilterId) -> Option<&dyn FilterCodec> {
-        self.codecs.get(&id).map(|c| &**c)
+        self.map().get(&id).map(|c| &**c)
     }
 
     /// Whether a codec is registered for `id`.
     pub fn contains(&self, id: FilterId) -> bool {
-        self.codecs.contains_key(&id)
+        self.map().contains_key(&id)
     }
 
     /// The registered ids, in order.
     pub fn ids(&self) -> impl Iterator<Item = FilterId> + '_ {
-        self.codecs.keys().copied()
+        self.map().keys().copied()
     }
 
     fn codec(&self, f: &Filter) -> Result<&dyn FilterCodec> {
@@ -482,14 +502,16 @@ impl FilterRegistry {
 }
 
 impl Default for FilterRegistry {
+    /// The built-in codecs ([`FilterRegistry::builtin`]), shared, and built only when a
+    /// filter is first looked up.
     fn default() -> Self {
-        FilterRegistry::shared().clone()
+        FilterRegistry { codecs: None }
     }
 }
 
 impl fmt::Debug for FilterRegistry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_set().entries(self.codecs.keys()).finish()
+        f.debug_set().entries(self.map().keys()).finish()
     }
 }
 

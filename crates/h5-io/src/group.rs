@@ -232,6 +232,16 @@ impl Group {
         Ok(v)
     }
 
+    /// The names of the links in name order (as [`Group::links`] orders them); a symbol
+    /// table's without making its links.
+    pub fn member_names(&self) -> Result<Vec<String>> {
+        let mut v = link::names(&self.loc.file, &self.obj).map_err(|e| e.at(&self.loc.path))?;
+        if !v.is_sorted_by(|a, b| a.as_bytes() <= b.as_bytes()) {
+            v.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+        }
+        Ok(v)
+    }
+
     /// The links in creation order; an error when the group does not track it.
     pub fn links_by_creation_order(&self) -> Result<Vec<Link>> {
         let mut v = link::links(&self.loc.file, &self.obj).map_err(|e| e.at(&self.loc.path))?;

@@ -147,6 +147,19 @@ pub fn links(file: &File, obj: &Object) -> Result<Vec<Link>> {
     }
 }
 
+/// The names of the links of the group `obj`, in the order of [`links`]. A symbol table's
+/// names are read from its nodes and heap without making the links (less memory, as
+/// h5py's `list(group)` gives names alone); other storage gives the links' names.
+pub fn names(file: &File, obj: &Object) -> Result<Vec<String>> {
+    if storage(obj)? == LinkStorage::SymbolTable {
+        let Some(Message::SymbolTable(st)) = obj.message(MessageType::SYMBOL_TABLE)? else {
+            return Ok(Vec::new());
+        };
+        return symbol_table_entries(file, st.btree_address, st.heap_address, entry_name);
+    }
+    Ok(links(file, obj)?.into_iter().map(|l| l.name).collect())
+}
+
 /// The link stored in the fractal heap at `heap` under heap ID `id`.
 fn dense_link(file: &File, heap: Addr, id: &[u8]) -> Result<Link> {
     let bytes = file.fractal_heap_object(heap, id)?;
@@ -306,6 +319,18 @@ fn dense_lookup(file: &File, heap: Addr, index: Addr, name: &str) -> Result<Opti
 /// together, whichever leaves they hang from), and name the entries from the local heap, in
 /// the B-tree's order.
 pub fn symbol_table_links(file: &File, btree: Addr, heap: Addr) -> Result<Vec<Link>> {
+    symbol_table_entries(file, btree, heap, entry_link)
+}
+
+/// What `make` makes of each entry of a symbol-table group (with the group's local heap
+/// segment, to read names from), in the B-tree's order: [`symbol_table_links`] makes links,
+/// [`names`] only names.
+fn symbol_table_entries<T>(
+    file: &File,
+    btree: Addr,
+    heap: Addr,
+    make: fn(&Cursor, &SymbolTableEntry) -> Result<T>,
+) -> Result<Vec<T>> {
     let (seg, at) = heap_segment(file, heap)?;
     let segc = file.raw().cursor(&seg, at);
     let mut seen = HashSet::new();
@@ -348,7 +373,12 @@ pub fn symbol_table_links(file: &File, btree: Addr, heap: Addr) -> Result<Vec<Li
             }
         }
     }
-    read_snods(file, &segc, &snods)
+    read_snods(file, &segc, &snods, make)
+}
+
+/// The name of a symbol table entry, from the heap segment `segc`.
+fn entry_name(segc: &Cursor, e: &SymbolTableEntry) -> Result<String> {
+    Ok(lossy(string_at(segc, e.link_name_offset)?))
 }
 
 fn entry_link(segc: &Cursor, e: &SymbolTableEntry) -> Result<Link> {
@@ -396,7 +426,12 @@ const SNOD_BATCH_BYTES: u64 = 8 * SNOD_MERGE_SPAN;
 /// buffer from local storage), in batches of reads of at most [`SNOD_BATCH_BYTES`] from other
 /// storage. A node that does not fit its allocated size, or whose read fails, is read on its
 /// own ([`read_snod`], which reports the failure). A node named twice is an error.
-fn read_snods(file: &File, segc: &Cursor, addrs: &[Addr]) -> Result<Vec<Link>> {
+fn read_snods<T>(
+    file: &File,
+    segc: &Cursor,
+    addrs: &[Addr],
+    make: fn(&Cursor, &SymbolTableEntry) -> Result<T>,
+) -> Result<Vec<T>> {
     let raw = file.raw();
     let local = raw.source().is_local();
     let span = if local {
@@ -436,6 +471,7 @@ fn read_snods(file: &File, segc: &Cursor, addrs: &[Addr]) -> Result<Vec<Link>> {
     // The links in the address order of their nodes; `spans[i]`: node `addrs[i]`'s.
     let mut links = Links {
         segc,
+        make,
         links: Vec::new(),
         spans: vec![None; addrs.len()],
         entries: Vec::new(),
@@ -476,7 +512,7 @@ fn read_snods(file: &File, segc: &Cursor, addrs: &[Addr]) -> Result<Vec<Link>> {
         if links.spans[i].is_none() {
             let first = links.links.len();
             for e in &read_snod(file, a)?.entries {
-                links.links.push(entry_link(segc, e)?);
+                links.links.push(make(segc, e)?);
             }
             links.spans[i] = Some(first..links.links.len());
         }
@@ -484,17 +520,19 @@ fn read_snods(file: &File, segc: &Cursor, addrs: &[Addr]) -> Result<Vec<Link>> {
     Ok(links.into_btree_order())
 }
 
-/// What [`read_snods`] gathers: links in the address order of their nodes.
-struct Links<'s, 'a> {
+/// What [`read_snods`] gathers: what `make` makes of the entries (links or names), in the
+/// address order of their nodes.
+struct Links<'s, 'a, T> {
     segc: &'s Cursor<'a>,
-    links: Vec<Link>,
+    make: fn(&Cursor, &SymbolTableEntry) -> Result<T>,
+    links: Vec<T>,
     /// Per node (in B-tree order), where its links lie in `links`, once read.
     spans: Vec<Option<std::ops::Range<usize>>>,
     /// One node's entries (a reused buffer).
     entries: Vec<SymbolTableEntry>,
 }
 
-impl Links<'_, '_> {
+impl<T> Links<'_, '_, T> {
     /// The nodes (`which`, positions in `addrs`) that one fetched window (`bytes` from
     /// address `start`) holds wholly: their links appended, their spans set. A node that
     /// does not parse is left unset, for [`read_snod`] to report; a name that is not in the
@@ -527,7 +565,7 @@ impl Links<'_, '_> {
             if SymbolTableNode::parse_entries(&mut raw.cursor(b, a), &mut self.entries).is_ok() {
                 let first = self.links.len();
                 for e in &self.entries {
-                    self.links.push(entry_link(self.segc, e)?);
+                    self.links.push((self.make)(self.segc, e)?);
                 }
                 self.spans[i] = Some(first..self.links.len());
             }
@@ -537,7 +575,7 @@ impl Links<'_, '_> {
 
     /// The links in the B-tree order of their nodes: each moved to its place in one pass
     /// (a permutation applied in place by its cycles).
-    fn into_btree_order(self) -> Vec<Link> {
+    fn into_btree_order(self) -> Vec<T> {
         let Links {
             mut links, spans, ..
         } = self;

@@ -250,7 +250,7 @@ impl Group {
         if self.obj.is_writable() {
             return self.obj.query(|w, id| w.link_names(id));
         }
-        Ok(self.links()?.into_iter().map(|l| l.name).collect())
+        Ok(self.io()?.member_names()?)
     }
 
     /// The names of the links, in creation order (when the group tracks it).

@@ -251,6 +251,27 @@ fn links_loops_and_creation_order() {
 }
 
 #[test]
+fn member_names_are_h5pys_listing_in_name_order() {
+    let Some(dir) = files() else { return };
+    let listed = std::fs::read_to_string(dir.join("names.txt")).unwrap();
+    let mut want: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
+    for line in listed.lines() {
+        let (group, name) = line.split_once('\t').unwrap();
+        want.entry(group).or_default().push(name);
+    }
+    assert_eq!(want.len(), 4);
+    for (at, names) in want {
+        let (file, group) = at.split_once('/').unwrap();
+        let f = File::open(dir.join(file)).unwrap();
+        let g = f.group(group).unwrap();
+        let got = g.member_names().unwrap();
+        assert_eq!(got, names, "{at}");
+        let from_links: Vec<String> = g.links().unwrap().into_iter().map(|l| l.name).collect();
+        assert_eq!(got, from_links, "{at}");
+    }
+}
+
+#[test]
 fn references() {
     let Some(f) = main_file() else { return };
     let refs: Vec<ObjectRef> = f.dataset("/refs").unwrap().read().unwrap();

@@ -252,3 +252,39 @@ fn unknown_messages_and_fail_flag() {
     assert_eq!(e.kind(), ErrorKind::Unsupported);
     assert_eq!(e.offset(), Some(0x80));
 }
+
+#[test]
+fn a_chunks_messages_are_counted_before_they_are_parsed() {
+    // Version 1: two whole messages; a third whose size runs past the body is not counted.
+    let b = v1_bytes();
+    assert_eq!(count_messages(&b[16..], 8), 2);
+    let mut cut = b[16..].to_vec();
+    cut.extend_from_slice(&[1, 0, 200, 0, 0, 0, 0, 0]);
+    assert_eq!(count_messages(&cut, 8), 2);
+    // A body shorter than one message header holds none.
+    assert_eq!(count_messages(&[0, 0, 0], 4), 0);
+    // The list is allocated once, at the size it ends with.
+    let h = ObjectHeader::parse(&mut Cursor::new(&b, 0x60, Sizes::DEFAULT), no_fetch).unwrap();
+    assert_eq!(h.chunks[0].messages.capacity(), h.chunks[0].messages.len());
+    // Version 2 sizes (at bytes 1..3 of a 4- or 6-byte header) count the same way.
+    let v2 = v2_header();
+    let mut w = Writer::new(Sizes::DEFAULT);
+    v2.encode_chunk(0, &mut w).unwrap();
+    let parsed = ObjectHeader::parse(
+        &mut Cursor::new(w.as_slice(), 0x100, Sizes::DEFAULT),
+        |a, n| {
+            let mut w = Writer::new(Sizes::DEFAULT);
+            v2.encode_chunk(1, &mut w)?;
+            assert_eq!((a.0, n as usize), (0x400, w.len()));
+            Ok(w.into_vec())
+        },
+    )
+    .unwrap();
+    for c in &parsed.chunks {
+        assert_eq!(c.messages.capacity(), c.messages.len());
+    }
+    let bodies = |h: &ObjectHeader| -> Vec<(MessageType, Vec<u8>)> {
+        h.messages().map(|m| (m.kind, m.data.clone())).collect()
+    };
+    assert_eq!(bodies(&parsed), bodies(&v2));
+}

@@ -70,3 +70,33 @@ with h5py.File(os.path.join(d, "main.h5"), "w", track_order=True) as f:
     f["big"].attrs["scale"] = np.float32(0.5)
     for i in range(20):
         f["g"].attrs["a%02d" % i] = np.arange(i + 1, dtype="<i8")
+
+# Groups whose names are listed (`member_names`): old-style ones whose links were made in
+# shuffled order (their symbol table nodes lie in the file out of B-tree order) or in order,
+# with soft links among them, and new-style compact and dense ones; beside them, h5py's
+# listing of each, one "GROUP<TAB>NAME" line per link, sorted by name bytes.
+rng = np.random.default_rng(7)
+with h5py.File(os.path.join(d, "names.h5"), "w", libver="earliest") as f:
+    g = f.create_group("shuffled")
+    for i in rng.permutation(3000):
+        if i % 7 == 0:
+            g["n%04d" % i] = h5py.SoftLink("/nowhere/%d" % i)
+        else:
+            g.create_group("n%04d" % i)
+    g = f.create_group("ordered")
+    for i in range(500):
+        g.create_group("m%03d" % i)
+with h5py.File(os.path.join(d, "names_new.h5"), "w", libver="latest") as f:
+    g = f.create_group("compact")
+    for i in rng.permutation(6):
+        g.create_group("c%d" % i)
+    g = f.create_group("dense")
+    for i in rng.permutation(300):
+        g.create_group("d%03d" % i)
+with open(os.path.join(d, "names.txt"), "w") as out:
+    for file, groups in [("names.h5", ["shuffled", "ordered"]),
+                         ("names_new.h5", ["compact", "dense"])]:
+        with h5py.File(os.path.join(d, file), "r") as f:
+            for group in groups:
+                for name in sorted(list(f[group]), key=lambda n: n.encode()):
+                    out.write("%s/%s\t%s\n" % (file, group, name))
