@@ -28,9 +28,8 @@
 //! lock (the reference library shares one open file between the handles of a process too),
 //! held until the last handle lets go of it.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
 
 use crate::error::{Error, ErrorKind, Result};
 
@@ -86,11 +85,9 @@ struct Held {
 
 type Key = (u64, u64);
 
-// A B-tree: no hasher to seed (a `HashMap` asks the system for random keys at its first use).
-fn table() -> &'static Mutex<BTreeMap<Key, Held>> {
-    static T: OnceLock<Mutex<BTreeMap<Key, Held>>> = OnceLock::new();
-    T.get_or_init(|| Mutex::new(BTreeMap::new()))
-}
+/// The files this process holds locks of, sorted by key: a constant (nothing to build or
+/// seed at the first open) searched by bisection.
+static TABLE: Mutex<Vec<(Key, Held)>> = Mutex::new(Vec::new());
 
 /// One handle's share of a file's lock; the lock is released when the last share of the
 /// process is dropped (or [`FileLock::release`]d).
@@ -200,10 +197,12 @@ impl FileLock {
         // The reference library ignores `ENOSYS` alone (what `flock` says on a file
         // system mounted without lock support).
         let unsupported = |e: Errno| mode == Locking::BestEffort && e == Errno::ENOSYS;
-        let mut t = table()
+        let mut t = TABLE
             .lock()
             .map_err(|_| in_use(path, access, "poisoned"))?;
-        if let Some(h) = t.get_mut(&key) {
+        let at = t.binary_search_by_key(&key, |(k, _)| *k);
+        if let Ok(i) = at {
+            let h = &mut t[i].1;
             // Another handle of this process holds it: a writer after readers takes the
             // exclusive lock over the shared one (kept until the last handle goes).
             if access > h.access {
@@ -228,12 +227,15 @@ impl FileLock {
             Err((_, e)) => return Err(in_use(path, access, e.desc())),
         };
         t.insert(
-            key,
-            Held {
-                lock,
-                access,
-                handles: 1,
-            },
+            at.unwrap_or_else(|i| i),
+            (
+                key,
+                Held {
+                    lock,
+                    access,
+                    handles: 1,
+                },
+            ),
         );
         Ok(FileLock {
             key: Some(key),
@@ -247,12 +249,13 @@ impl FileLock {
         let Some(key) = self.key.take() else {
             return;
         };
-        if let Ok(mut t) = table().lock() {
-            if let Some(h) = t.get_mut(&key) {
+        if let Ok(mut t) = TABLE.lock() {
+            if let Ok(i) = t.binary_search_by_key(&key, |(k, _)| *k) {
+                let h = &mut t[i].1;
                 h.handles = h.handles.saturating_sub(1);
                 if h.handles == 0 {
                     // Dropping the `Flock` unlocks the file.
-                    t.remove(&key);
+                    t.remove(i);
                 }
             }
         }
