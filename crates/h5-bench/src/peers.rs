@@ -3,8 +3,8 @@
 //! (outside the default workspace build) that runs [`crate::read::run_worker`] with its
 //! library's reads on the same files.
 //!
-//! Every side runs each benchmark in a fresh process, in an order rotated every run, and
-//! its digest must equal h5py's: a peer whose output differs is reported as wrong and not
+//! Every side runs each benchmark in a fresh process (right after an untimed one of its
+//! own), in an order rotated every run, and its digest must equal h5py's: a peer whose output differs is reported as wrong and not
 //! ranked; one that cannot do a benchmark (no such API) says so and is shown as `n/a`.
 
 use crate::read::{ReadGroup, BENCHES, BUFFER_ROWS};
@@ -100,23 +100,25 @@ pub fn run(cfg: &Config, peers: &[Peer], only: &[String], svg: Option<&Path>) ->
         for (b, (name, _)) in benches.iter().enumerate() {
             for k in 0..labels.len() {
                 let side = (k + run + b) % labels.len();
-                let cmd = match side {
-                    0 | 1 => {
-                        let s = if side == 0 {
-                            Side::Ours
-                        } else {
-                            Side::Reference
-                        };
-                        group.command(s, &cfg.our_exe, cfg.mib, cfg.reps, Some(name), None)?
-                    }
-                    p => {
-                        let mut c = Command::new(&peers[p - 2].exe);
-                        c.arg(cfg.mib.to_string())
-                            .arg(cfg.reps.to_string())
-                            .arg(name)
-                            .env("H5_BENCH_DIR", &dir);
-                        c
-                    }
+                let command = || -> Result<Command> {
+                    Ok(match side {
+                        0 | 1 => {
+                            let s = if side == 0 {
+                                Side::Ours
+                            } else {
+                                Side::Reference
+                            };
+                            group.command(s, &cfg.our_exe, cfg.mib, cfg.reps, Some(name), None)?
+                        }
+                        p => {
+                            let mut c = Command::new(&peers[p - 2].exe);
+                            c.arg(cfg.mib.to_string())
+                                .arg(cfg.reps.to_string())
+                                .arg(name)
+                                .env("H5_BENCH_DIR", &dir);
+                            c
+                        }
+                    })
                 };
                 let cell = &mut cells[b][side];
                 if cell.note.is_some() {
@@ -128,7 +130,14 @@ pub fn run(cfg: &Config, peers: &[Peer], only: &[String], svg: Option<&Path>) ->
                     cfg.runs,
                     labels[side]
                 );
-                match run_limited(cmd) {
+                // An untimed run first, so that every timed process follows one of its own
+                // side and benchmark. On a virtual machine that returns freed guest memory
+                // to its host (free page reporting), fresh pages cost a host fault each or
+                // nothing, depending on what the process before freed and how recently:
+                // 256 MiB of results took 20 ms or 150 to 650 ms on either side, and the
+                // order of the sides decided which. (Its failure is the timed run's too.)
+                let _ = run_limited(command()?);
+                match run_limited(command()?) {
                     Err(e) => cell.note = Some(e),
                     Ok(out) => {
                         if out.lines().any(|l| l.starts_with("# unsupported")) {
@@ -241,7 +250,8 @@ fn table(
     }
     let mut s = format!(
         "read, against h5py and the pure-Rust HDF5 crates: {} MiB; medians of {} runs x {} \
-         calls, each side in a fresh process per benchmark, order rotated every run\n\
+         calls, each side in a fresh process per benchmark (after an untimed one of its own), \
+         order rotated every run\n\
          ratio = fastest other's time / ours (above 1: we are faster); vs h5py likewise\n\n",
         cfg.mib, cfg.runs, cfg.reps
     );
