@@ -197,9 +197,7 @@ impl FileLock {
         // The reference library ignores `ENOSYS` alone (what `flock` says on a file
         // system mounted without lock support).
         let unsupported = |e: Errno| mode == Locking::BestEffort && e == Errno::ENOSYS;
-        let mut t = TABLE
-            .lock()
-            .map_err(|_| in_use(path, access, "poisoned"))?;
+        let mut t = TABLE.lock().map_err(|_| in_use(path, access, "poisoned"))?;
         let at = t.binary_search_by_key(&key, |(k, _)| *k);
         if let Ok(i) = at {
             let h = &mut t[i].1;
