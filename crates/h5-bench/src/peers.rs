@@ -4,8 +4,9 @@
 //! library's reads on the same files.
 //!
 //! Every side runs each benchmark in a fresh process (right after an untimed one of its
-//! own), in an order rotated every run, and its digest must equal h5py's: a peer whose output differs is reported as wrong and not
-//! ranked; one that cannot do a benchmark (no such API) says so and is shown as `n/a`.
+//! own), in an order rotated every run, and its digest must equal h5py's: a peer whose
+//! output differs is reported as wrong and not ranked; one that cannot do a benchmark (no
+//! such API) says so and is shown as `n/a`.
 
 use crate::read::{ReadGroup, BENCHES, BUFFER_ROWS};
 use crate::runner::{Config, Group, Measurement, Side, Stats};

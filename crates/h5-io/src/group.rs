@@ -225,10 +225,7 @@ impl Group {
     /// index).
     pub fn links(&self) -> Result<Vec<Link>> {
         let mut v = link::links(&self.loc.file, &self.obj).map_err(|e| e.at(&self.loc.path))?;
-        // A symbol table lists in name order already.
-        if !v.is_sorted_by(|a, b| a.name.as_bytes() <= b.name.as_bytes()) {
-            v.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
-        }
+        in_name_order(&mut v, |l| l.name.as_bytes());
         Ok(v)
     }
 
@@ -236,9 +233,7 @@ impl Group {
     /// table's without making its links.
     pub fn member_names(&self) -> Result<Vec<String>> {
         let mut v = link::names(&self.loc.file, &self.obj).map_err(|e| e.at(&self.loc.path))?;
-        if !v.is_sorted_by(|a, b| a.as_bytes() <= b.as_bytes()) {
-            v.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
-        }
+        in_name_order(&mut v, |n| n.as_bytes());
         Ok(v)
     }
 
@@ -408,6 +403,14 @@ fn follow(group: &Location, l: &Link, here: String, hops: &mut usize) -> Result<
             Link,
             "{here} is a user-defined link of type {link_type}, which is not followed"
         ),
+    }
+}
+
+/// Sort `v` by the bytes of each item's name (`name`), unless it is in that order already
+/// (a symbol table lists in name order).
+fn in_name_order<T>(v: &mut [T], name: fn(&T) -> &[u8]) {
+    if !v.is_sorted_by(|a, b| name(a) <= name(b)) {
+        v.sort_by(|a, b| name(a).cmp(name(b)));
     }
 }
 
